@@ -1,0 +1,80 @@
+"""The one error family of the contracts.
+
+Every rejection raised by ``contracts`` is a :class:`ContractError`. For any input,
+a parser either returns or raises a ``ContractError``; any other exception escaping
+(``KeyError``, ``TypeError``, ``RecursionError``, ...) is a bug, and the fuzz targets
+treat it as a crash.
+
+Each error carries an optional *where*: an event index, a field path, a byte offset or
+a line/column. The message always names what was wrong and, when known, where.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ContractError",
+    "StrictJSONError",
+    "LimitExceeded",
+    "SourceURLError",
+    "FixtureError",
+    "ProtocolViolation",
+    "StreamTruncated",
+    "ProviderError",
+    "UnsupportedProviderState",
+    "ResultBindingError",
+    "SnapshotMutated",
+    "ContinuationError",
+]
+
+
+class ContractError(Exception):
+    """Base of every rejection. ``where`` locates the fault (may be ``None``)."""
+
+    def __init__(self, message: str, *, where: str | None = None) -> None:
+        self.message = message
+        self.where = where
+        super().__init__(f"{message} (at {where})" if where else message)
+
+
+class StrictJSONError(ContractError):
+    """Input is not strict JSON: syntax, duplicate key, non-finite number, encoding."""
+
+
+class LimitExceeded(ContractError):
+    """An explicit size, depth, count or length limit was exceeded."""
+
+
+class SourceURLError(ContractError):
+    """A provenance URL is not an accepted official source for its provider."""
+
+
+class FixtureError(ContractError):
+    """A fixture file is malformed or its pinned metadata does not match."""
+
+
+class ProtocolViolation(ContractError):
+    """An event sequence or event shape the pinned contract does not allow."""
+
+
+class StreamTruncated(ContractError):
+    """The stream ended (EOF / close) before the provider's terminal event."""
+
+
+class ProviderError(ContractError):
+    """The provider reported failure: an error event, a failed or incomplete terminal."""
+
+
+class UnsupportedProviderState(ContractError):
+    """A known-but-unimplemented or unknown semantic that could change execution."""
+
+
+class ResultBindingError(ContractError):
+    """Tool results do not bind exactly one result to every call of the turn."""
+
+
+class SnapshotMutated(ContractError):
+    """A parsed turn changed after parsing (its canonical digest no longer matches)."""
+
+
+class ContinuationError(ContractError):
+    """A continuation request cannot be built from the given inputs."""

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""The project's two entry points; each sets itself up the first time.
+
+    python3 dev.py fuzz [pcfuzz nightly options]   # short fuzz campaign + report
+    python3 dev.py test                            # the full test suite
+
+Needs nothing but Python 3.11+. The first run creates ``.venv`` and installs the
+project with its ``harness`` and ``dev`` extras; a later run reinstalls only when
+``pyproject.toml`` changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PY = BIN / ("python.exe" if os.name == "nt" else "python")
+STAMP = VENV / ".pcfuzz-installed"
+
+# pytest exit codes: 0 passed, 1 failed, 5 "no tests collected".
+PYTEST_NO_TESTS = 5
+
+
+def log(message: str) -> None:
+    print(f"[dev] {message}", flush=True)
+
+
+def ensure_venv() -> None:
+    if sys.version_info < (3, 11):  # noqa: UP036 - dev.py may run on an old python3
+        sys.exit(f"[dev] Python 3.11+ is required, this is {sys.version.split()[0]}")
+    wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if STAMP.exists() and STAMP.read_text().strip() == wanted and PY.exists():
+        return
+    if not PY.exists():
+        log(f"creating virtual environment {VENV.name}/")
+        venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
+    log("installing pcfuzz with extras [harness,dev] (first run only)")
+    must([str(PY), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+         "-e", f"{ROOT}[harness,dev]"])
+    STAMP.write_text(wanted)
+
+
+def must(cmd: list[str], env: dict[str, str] | None = None) -> None:
+    code = subprocess.call(cmd, cwd=ROOT, env=env)
+    if code != 0:
+        sys.exit(code)
+
+
+def pytest_step(label: str, cmd: list[str], env: dict[str, str]) -> None:
+    log(label)
+    code = subprocess.call(cmd, cwd=ROOT, env=env)
+    if code == PYTEST_NO_TESTS:
+        log(f"{label}: pytest collected no tests; that is a broken suite, not a pass")
+        sys.exit(1)
+    if code != 0:
+        log(f"{label}: failed (pytest exit {code})")
+        sys.exit(code)
+
+
+def cmd_test(extra: list[str]) -> None:
+    ensure_venv()
+    env = dict(os.environ)
+    # Our own `ci` profile in CI (hypothesis would otherwise pick its built-in one),
+    # `dev` on a laptop; HYPOTHESIS_PROFILE set by the caller wins.
+    profile = env.get("HYPOTHESIS_PROFILE") or ("ci" if env.get("CI") else "dev")
+    env["HYPOTHESIS_PROFILE"] = profile
+    pytest_step(
+        f"pytest (hypothesis profile {profile})",
+        [str(PY), "-m", "pytest", "-p", "no:cacheprovider", "--hypothesis-show-statistics",
+         *extra],
+        env,
+    )
+    # The same suite with asserts stripped and warnings as errors: proves that no
+    # check in contracts/ relies on `assert`. The quick profile keeps CI short.
+    env_o = dict(env, HYPOTHESIS_PROFILE="dev")
+    pytest_step(
+        "python -O -W error -m pytest (hypothesis profile dev)",
+        [str(PY), "-O", "-W", "error", "-m", "pytest", "-p", "no:cacheprovider", "-q",
+         *extra],
+        env_o,
+    )
+    log("ruff check")
+    must([str(BIN / "ruff"), "check", "."])
+    log("mypy --strict contracts")
+    must([str(BIN / "mypy"), "--strict", "contracts"])
+    log("all checks passed")
+
+
+def cmd_fuzz(extra: list[str]) -> None:
+    ensure_venv()
+    args = extra or ["--budget", "60", "--report", "reports/latest"]
+    sys.exit(subprocess.call([str(BIN / "pcfuzz"), "nightly", *args], cwd=ROOT))
+
+
+def main() -> None:
+    if len(sys.argv) < 2 or sys.argv[1] not in {"test", "fuzz", "setup"}:
+        sys.exit(__doc__)
+    command, extra = sys.argv[1], sys.argv[2:]
+    if command == "test":
+        cmd_test(extra)
+    elif command == "fuzz":
+        cmd_fuzz(extra)
+    else:
+        ensure_venv()
+
+
+if __name__ == "__main__":
+    main()

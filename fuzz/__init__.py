@@ -1,0 +1,1 @@
+"""Atheris fuzz targets and the ``pcfuzz`` command."""

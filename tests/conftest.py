@@ -1,0 +1,58 @@
+"""Hypothesis settings profiles: dev (default), ci, nightly.
+
+Select with ``--hypothesis-profile NAME`` or ``HYPOTHESIS_PROFILE=NAME``. Tests never
+hard-code ``max_examples`` or ``stateful_step_count``: the profile decides.
+Hypothesis loads its own built-in ``ci`` profile when ``CI`` is set; we register our
+own ``ci`` and load the profile explicitly, so the nightly job must (and does) select
+``nightly`` by name.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis.database import DirectoryBasedExampleDatabase
+
+_SLOW_OK = [HealthCheck.too_slow, HealthCheck.data_too_large]
+
+settings.register_profile(
+    "dev",
+    max_examples=25,
+    stateful_step_count=25,
+    deadline=None,
+    suppress_health_check=_SLOW_OK,
+)
+
+settings.register_profile(
+    "ci",
+    max_examples=150,
+    stateful_step_count=40,
+    # Shared 2-core runners: wall-clock deadlines only produce flaky reds.
+    deadline=None,
+    # Reproducible gate: the same examples on every run; the nightly job explores.
+    derandomize=True,
+    database=None,
+    print_blob=True,
+    suppress_health_check=_SLOW_OK,
+)
+
+settings.register_profile(
+    "nightly",
+    max_examples=5_000,
+    stateful_step_count=100,
+    deadline=None,
+    derandomize=False,
+    database=DirectoryBasedExampleDatabase(
+        os.environ.get(
+            "PCFUZZ_HYPOTHESIS_DB",
+            str(Path(__file__).resolve().parent.parent / ".hypothesis" / "nightly-db"),
+        )
+    ),
+    phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink],
+    print_blob=True,
+    suppress_health_check=_SLOW_OK,
+)
+
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
