@@ -7,6 +7,7 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from contracts import errors
+from contracts.digest import canonical_digest, check_digest
 from contracts.results import ModelVisibleToolResult, bind_results
 
 
@@ -61,15 +62,69 @@ def test_result_output_must_be_text() -> None:
 ids = st.text(min_size=1, max_size=4)
 
 
-@given(st.lists(ids, unique=True, max_size=5), st.lists(ids, max_size=7))
+@st.composite
+def call_ids_and_results(draw: st.DrawFn) -> tuple[list[str], list[str], str]:
+    """A turn's call ids and a result id list: exact (shuffled) or one fault injected."""
+    call_ids = draw(st.lists(ids, unique=True, max_size=5))
+    result_ids = list(draw(st.permutations(call_ids)))
+    fault = draw(st.sampled_from(["exact", "missing", "extra", "duplicate"]))
+    if fault == "missing" and result_ids:
+        result_ids.pop(draw(st.integers(0, len(result_ids) - 1)))
+    elif fault == "extra":
+        result_ids.append(draw(ids.filter(lambda c: c not in call_ids)))
+    elif fault == "duplicate" and result_ids:
+        result_ids.append(draw(st.sampled_from(result_ids)))
+    else:
+        fault = "exact"
+    return call_ids, result_ids, fault
+
+
+@given(call_ids_and_results())
 def test_binding_succeeds_iff_result_ids_equal_call_ids_exactly(
-    call_ids: list[str], result_ids: list[str]
+    case: tuple[list[str], list[str], str],
 ) -> None:
-    exact = sorted(result_ids) == sorted(call_ids)
-    event("exact set" if exact else "mismatched set")
+    call_ids, result_ids, fault = case
+    event(f"fault: {fault}")
     try:
         bound = bind_results(call_ids, [R(c) for c in result_ids])
     except errors.ResultBindingError:
-        assert not exact
+        assert fault != "exact"
     else:
-        assert exact and list(bound) == call_ids
+        assert fault == "exact"
+        assert list(bound) == call_ids
+        assert all(bound[c].call_id == c for c in call_ids)
+
+
+def test_digest_detects_nested_mutation() -> None:
+    snapshot = {"items": [{"type": "function_call", "arguments": {"a": [1, 2]}}]}
+    recorded = canonical_digest(snapshot)
+    check_digest(snapshot, recorded)
+    snapshot["items"][0]["arguments"]["a"].append(3)  # type: ignore[index]
+    with pytest.raises(errors.SnapshotMutated):
+        check_digest(snapshot, recorded)
+
+
+def test_digest_rejects_non_json_values_as_mutation() -> None:
+    with pytest.raises(errors.SnapshotMutated):
+        canonical_digest({"x": float("nan")})
+    with pytest.raises(errors.SnapshotMutated):
+        canonical_digest({"x": object()})
+
+
+def test_contracts_import_only_the_standard_library() -> None:
+    import ast
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / "contracts"
+    allowed = set(sys.stdlib_module_names) | {"contracts", "__future__"}
+    for path in root.glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            for name in names:
+                assert name.split(".")[0] in allowed, f"{path.name} imports {name}"
