@@ -1,0 +1,309 @@
+#!/usr/bin/env python3
+"""atheris target: the Anthropic Messages envelope parser and its continuation.
+
+The first byte selects a mode:
+
+* even: the rest is raw SSE text; a tiny ``event:``/``data:`` line splitter turns
+  it into envelopes (strict JSON data), fed to the stream, then ``close()``;
+* odd: structure-aware; :class:`atheris.FuzzedDataProvider` builds a valid
+  two-layer stream (text, thinking, server and client tool blocks, fragment
+  boundaries anywhere), applies a few mutations (drop, duplicate, swap, retype,
+  truncate, overwrite a field, insert ping/error), parses it and, when it parses,
+  checks the contract's invariants and builds a continuation.
+
+Only :class:`ContractError` may escape ``TestOneInput``; anything else, including
+a broken invariant (``AssertionError``), is a crash.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import atheris
+
+with atheris.instrument_imports():
+    from contracts.anthropic_messages import (
+        AnthropicMessagesStream,
+        build_anthropic_messages_continuation,
+    )
+    from contracts.errors import ContractError
+    from contracts.results import ModelVisibleToolResult
+    from contracts.strict_json import loads
+
+_EVENT_NAMES = (
+    "message_start",
+    "content_block_start",
+    "content_block_delta",
+    "content_block_stop",
+    "message_delta",
+    "message_stop",
+    "ping",
+    "error",
+)
+_STOP_REASONS = ("tool_use", "tool_use", "end_turn", "max_tokens", "pause_turn", "refusal", "x_future")
+_BLOCK_KINDS = ("text", "thinking", "redacted_thinking", "server", "client", "client", "fallback")
+_MAX_EVENTS = 400
+
+
+def split_sse(data: bytes) -> list[tuple[str, str]]:
+    """Split SSE text into (event name, data text) pairs.
+
+    Lines end at LF, CRLF or CR; ``:`` lines are comments; ``event:`` sets the
+    name; ``data:`` lines join with LF; a blank line dispatches (an event with no
+    data is dropped, as EventSource does); an unterminated event at EOF is dropped.
+    Raises ``UnicodeDecodeError`` for non-UTF-8 input.
+    """
+    text = data.decode("utf-8")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    out: list[tuple[str, str]] = []
+    name = ""
+    lines: list[str] = []
+    have_data = False
+    for line in text.split("\n"):
+        if line == "":
+            if have_data:
+                out.append((name or "message", "\n".join(lines)))
+            name, lines, have_data = "", [], False
+            continue
+        if line.startswith(":"):
+            continue
+        key, sep, value = line.partition(":")
+        if sep and value.startswith(" "):
+            value = value[1:]
+        if key == "event":
+            name = value
+        elif key == "data":
+            lines.append(value)
+            have_data = True
+    return out
+
+
+def _sse_mode(data: bytes) -> None:
+    try:
+        pairs = split_sse(data)
+    except UnicodeDecodeError:
+        return
+    stream = AnthropicMessagesStream(eager_input_streaming=len(data) % 3 == 0)
+    for name, text in pairs[:_MAX_EVENTS]:
+        stream.feed({"event": name, "data": loads(text)})
+    turn = stream.close()
+    _check_turn(turn)
+
+
+def _ev(name: str, **data: Any) -> dict[str, Any]:
+    return {"event": name, "data": {"type": name, **data}}
+
+
+def _split(fdp: atheris.FuzzedDataProvider, text: str) -> list[str]:
+    parts: list[str] = []
+    rest = text
+    for _ in range(fdp.ConsumeIntInRange(0, 5)):
+        cut = fdp.ConsumeIntInRange(0, len(rest))
+        parts.append(rest[:cut])
+        rest = rest[cut:]
+    parts.append(rest)
+    return parts
+
+
+def _json_value(fdp: atheris.FuzzedDataProvider, depth: int = 0) -> Any:
+    kind = fdp.ConsumeIntInRange(0, 7 if depth < 3 else 5)
+    if kind == 0:
+        return None
+    if kind == 1:
+        return fdp.ConsumeBool()
+    if kind == 2:
+        return fdp.ConsumeIntInRange(-(2**40), 2**40)
+    if kind == 3:
+        return fdp.ConsumeRegularFloat()
+    if kind in (4, 5):
+        return fdp.ConsumeUnicodeNoSurrogates(fdp.ConsumeIntInRange(0, 8))
+    if kind == 6:
+        return [_json_value(fdp, depth + 1) for _ in range(fdp.ConsumeIntInRange(0, 3))]
+    return {
+        fdp.ConsumeUnicodeNoSurrogates(4): _json_value(fdp, depth + 1)
+        for _ in range(fdp.ConsumeIntInRange(0, 3))
+    }
+
+
+def _generate(fdp: atheris.FuzzedDataProvider) -> list[dict[str, Any]]:
+    out_start = fdp.ConsumeIntInRange(0, 20)
+    events = [
+        _ev(
+            "message_start",
+            message={
+                "id": fdp.ConsumeUnicodeNoSurrogates(6) or "m",
+                "type": "message",
+                "role": "assistant",
+                "content": [],
+                "model": "fuzz-model",
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {"input_tokens": 5, "output_tokens": out_start},
+            },
+        )
+    ]
+    last_server = "srv"
+    for index in range(fdp.ConsumeIntInRange(0, 5)):
+        kind = _BLOCK_KINDS[fdp.ConsumeIntInRange(0, len(_BLOCK_KINDS) - 1)]
+        if kind == "text":
+            events.append(_ev("content_block_start", index=index, content_block={"type": "text", "text": ""}))
+            for part in _split(fdp, fdp.ConsumeUnicodeNoSurrogates(12)):
+                events.append(_ev("content_block_delta", index=index, delta={"type": "text_delta", "text": part}))
+        elif kind == "thinking":
+            events.append(
+                _ev("content_block_start", index=index,
+                    content_block={"type": "thinking", "thinking": "", "signature": ""})
+            )
+            for part in _split(fdp, fdp.ConsumeUnicodeNoSurrogates(12)):
+                events.append(
+                    _ev("content_block_delta", index=index, delta={"type": "thinking_delta", "thinking": part})
+                )
+            events.append(
+                _ev("content_block_delta", index=index, delta={"type": "signature_delta", "signature": "sig"})
+            )
+        elif kind == "redacted_thinking":
+            events.append(
+                _ev("content_block_start", index=index,
+                    content_block={"type": "redacted_thinking", "data": "opaque"})
+            )
+        elif kind == "fallback":
+            events.append(
+                _ev("content_block_start", index=index,
+                    content_block={"type": "fallback", "from": {"model": "a"}, "to": {"model": "b"}})
+            )
+        elif kind == "server" and fdp.ConsumeBool():
+            events.append(
+                _ev("content_block_start", index=index, content_block={
+                    "type": "web_search_tool_result", "tool_use_id": last_server,
+                    "content": _json_value(fdp)})
+            )
+        else:
+            call_id = f"{kind}-{index}-{fdp.ConsumeUnicodeNoSurrogates(3)}"
+            if kind == "server":
+                last_server = call_id
+            args = {fdp.ConsumeUnicodeNoSurrogates(4): _json_value(fdp) for _ in range(fdp.ConsumeIntInRange(0, 3))}
+            text = json.dumps(args, ensure_ascii=fdp.ConsumeBool()) if args or fdp.ConsumeBool() else ""
+            events.append(
+                _ev("content_block_start", index=index, content_block={
+                    "type": "tool_use" if kind == "client" else "server_tool_use",
+                    "id": call_id, "name": "web_search" if kind == "server" else "lookup",
+                    "input": {}})
+            )
+            for part in _split(fdp, text):
+                events.append(
+                    _ev("content_block_delta", index=index, delta={"type": "input_json_delta", "partial_json": part})
+                )
+        events.append(_ev("content_block_stop", index=index))
+    events.append(
+        _ev("message_delta",
+            delta={"stop_reason": _STOP_REASONS[fdp.ConsumeIntInRange(0, len(_STOP_REASONS) - 1)],
+                   "stop_sequence": None},
+            usage={"output_tokens": out_start + fdp.ConsumeIntInRange(-2, 30)})
+    )
+    events.append(_ev("message_stop"))
+    return events
+
+
+def _mutate(fdp: atheris.FuzzedDataProvider, events: list[dict[str, Any]]) -> None:
+    for _ in range(fdp.ConsumeIntInRange(0, 3)):
+        if not events:
+            return
+        op = fdp.ConsumeIntInRange(0, 8)
+        i = fdp.ConsumeIntInRange(0, len(events) - 1)
+        j = fdp.ConsumeIntInRange(0, len(events) - 1)
+        if op == 0:
+            del events[i]
+        elif op == 1:
+            events.insert(j, json.loads(json.dumps(events[i])))
+        elif op == 2:
+            events[i], events[j] = events[j], events[i]
+        elif op == 3:
+            events[i]["event"] = _EVENT_NAMES[fdp.ConsumeIntInRange(0, len(_EVENT_NAMES) - 1)]
+        elif op == 4:
+            del events[i:]
+        elif op == 5:
+            data = events[i]["data"]
+            keys = sorted(data)
+            key = keys[fdp.ConsumeIntInRange(0, len(keys) - 1)]
+            target = data[key]
+            if isinstance(target, dict) and target and fdp.ConsumeBool():
+                inner = sorted(target)
+                target[inner[fdp.ConsumeIntInRange(0, len(inner) - 1)]] = _json_value(fdp)
+            else:
+                data[key] = _json_value(fdp)
+        elif op == 6:
+            events.insert(i, _ev("ping"))
+        elif op == 7:
+            events.insert(i, _ev("error", error={"type": "overloaded_error", "message": "x"}))
+        else:
+            data = events[i]["data"]
+            if "delta" in data and isinstance(data["delta"], dict) and "partial_json" in data["delta"]:
+                data["delta"]["partial_json"] = fdp.ConsumeUnicodeNoSurrogates(6)
+
+
+def _structured_mode(data: bytes) -> None:
+    fdp = atheris.FuzzedDataProvider(data)
+    eager = fdp.ConsumeBool()
+    events = _generate(fdp)
+    _mutate(fdp, events)
+    stream = AnthropicMessagesStream(eager_input_streaming=eager)
+    for event in events:
+        stream.feed(event)
+    _check_turn(stream.close())
+
+
+def _check(condition: bool, message: str) -> None:
+    if not condition:
+        raise AssertionError(message)
+
+
+def _check_turn(turn: Any) -> None:
+    client = [b for b in turn.blocks if b.get("type") == "tool_use"]
+    client_ids = [b["id"] for b in client]
+    call_ids = [c.call_id for c in turn.calls]
+    recovery_ids = [c.call_id for c in turn.recovery_calls]
+    _check(sorted(call_ids + recovery_ids) == sorted(client_ids), "calls/recovery must partition")
+    _check(not (call_ids and recovery_ids), "a turn is executable as a whole or not at all")
+    if call_ids:
+        _check(turn.stop_reason == "tool_use", "calls released without stop_reason tool_use")
+    by_id = {b["id"]: b for b in client}
+    for call in turn.calls:
+        _check(call.arguments == by_id[call.call_id]["input"], "arguments differ from the block")
+    servers = {b["id"] for b in turn.blocks if b.get("type") == "server_tool_use"}
+    _check(not servers.intersection(call_ids), "server tool offered for execution")
+    tools = [{"name": "lookup", "input_schema": {"type": "object"}}]
+    results = [ModelVisibleToolResult(c, f"ok {c}") for c in call_ids]
+    body = build_anthropic_messages_continuation(
+        turn, results, history=[{"role": "user", "content": "go"}], model="m",
+        max_tokens=64, tools=tools,
+    )
+    content = body["messages"][-1]["content"]
+    _check([c["tool_use_id"] for c in content] == client_ids, "one result per call, in order")
+    _check(body["messages"][-2]["content"] == list(turn.blocks), "assistant replay differs")
+    for item in content:
+        if item["tool_use_id"] in recovery_ids:
+            _check(item["is_error"] is True, "recovery result must be an error")
+
+
+def TestOneInput(data: bytes) -> None:  # noqa: N802 - libFuzzer entry point name
+    """Fuzz entry point: only ContractError may escape."""
+    if not data:
+        return
+    try:
+        if data[0] % 2 == 0:
+            _sse_mode(data[1:])
+        else:
+            _structured_mode(data[1:])
+    except ContractError:
+        return
+
+
+def main() -> None:
+    atheris.Setup(sys.argv, TestOneInput)
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()

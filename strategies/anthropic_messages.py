@@ -1,0 +1,525 @@
+"""Hypothesis strategies for the Anthropic Messages wire-SSE envelope projection.
+
+An independent model of the protocol (it never imports the parser's tables): a
+turn is an ordered list of blocks (text, thinking, redacted thinking, server tool
+use + server tool result, client tool use with arguments), a stop reason and
+cumulative usage. :func:`render` turns a model into envelopes
+``{"event": name, "data": {...}}`` with fragment boundaries anywhere (empty
+fragments, splits inside ``\\u`` escapes and surrogate-pair escapes) and pings
+anywhere. Mutators produce invalid or non-releasing variants together with the
+outcome the contract requires.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from hypothesis import strategies as st
+
+__all__ = [
+    "Block",
+    "TurnModel",
+    "Mutated",
+    "KNOWN_STOP_REASONS",
+    "MUTATIONS",
+    "SERVER_RESULT_TYPES",
+    "turn_models",
+    "render",
+    "valid_streams",
+    "mutated_streams",
+    "expected_client_ids",
+    "split_text",
+]
+
+# The protocol as this model understands it (written from the references, not
+# imported from the parser, so the two can disagree and a test can notice).
+KNOWN_STOP_REASONS = (
+    "end_turn",
+    "max_tokens",
+    "stop_sequence",
+    "tool_use",
+    "pause_turn",
+    "refusal",
+    "model_context_window_exceeded",
+)
+SERVER_RESULT_TYPES = (
+    "web_search_tool_result",
+    "web_fetch_tool_result",
+    "code_execution_tool_result",
+    "bash_code_execution_tool_result",
+    "text_editor_code_execution_tool_result",
+    "tool_search_tool_result",
+)
+SERVER_TOOL_NAMES = ("web_search", "web_fetch", "code_execution", "tool_search_tool_regex")
+
+
+@dataclass(frozen=True)
+class Block:
+    """One content block of the model; ``kind`` is the wire ``type``."""
+
+    kind: str
+    fields: dict[str, Any] = field(default_factory=dict)
+    # For text/thinking: the full text; for tool uses: the JSON input text.
+    stream_text: str = ""
+    eager_truncate: int = 0  # chars dropped from the end of a client input (eager mode)
+
+
+@dataclass(frozen=True)
+class TurnModel:
+    """A complete assistant message as a sequence of blocks and a terminal."""
+
+    message_id: str
+    model: str
+    blocks: tuple[Block, ...]
+    stop_reason: str
+    input_tokens: int
+    output_start: int
+    output_end: int
+
+
+@dataclass(frozen=True)
+class Mutated:
+    """A mutated stream and what the contract demands of it.
+
+    ``expect`` is an error class name (``"ProtocolViolation"``, ...) or
+    ``"no_calls"`` (the stream parses, but releases nothing) or ``"recovery"``
+    (eager mode: parses, every client call is a recovery call).
+    """
+
+    mutation: str
+    events: list[dict[str, Any]]
+    expect: str
+    eager: bool = False
+
+
+_ids = st.text(
+    alphabet=st.characters(codec="utf-8"), min_size=1, max_size=12
+)
+_names = st.from_regex(r"[a-zA-Z][a-zA-Z0-9_-]{0,15}", fullmatch=True)
+_text = st.text(max_size=40)
+_json_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**53), max_value=2**53)
+    | st.floats(allow_nan=False, allow_infinity=False, width=64)
+    | st.text(max_size=12)
+)
+_json_values = st.recursive(
+    _json_scalars,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=8,
+)
+
+
+@st.composite
+def _client_tool(draw: st.DrawFn, *, min_args: int = 0) -> Block:
+    args = draw(st.dictionaries(st.text(max_size=8), _json_values, min_size=min_args, max_size=4))
+    ensure_ascii = draw(st.booleans())
+    text = "" if not args and draw(st.booleans()) else json.dumps(args, ensure_ascii=ensure_ascii)
+    return Block(
+        "tool_use",
+        {"id": draw(_ids), "name": draw(_names), "input": {}},
+        stream_text=text,
+    )
+
+
+@st.composite
+def _server_pair(draw: st.DrawFn) -> tuple[Block, Block]:
+    tool_id = draw(_ids)
+    args = draw(st.dictionaries(st.sampled_from(["query", "url", "code"]), _text, max_size=2))
+    use = Block(
+        "server_tool_use",
+        {"id": tool_id, "name": draw(st.sampled_from(SERVER_TOOL_NAMES)), "input": {}},
+        stream_text=json.dumps(args) if args else "",
+    )
+    result = Block(
+        draw(st.sampled_from(SERVER_RESULT_TYPES)),
+        {"tool_use_id": tool_id, "content": draw(st.lists(_json_values, max_size=2))},
+    )
+    return use, result
+
+
+@st.composite
+def _blocks(draw: st.DrawFn, *, require_client: bool = False) -> list[Block]:
+    kinds = draw(
+        st.lists(
+            st.sampled_from(["text", "thinking", "redacted", "server", "client", "client"]),
+            max_size=6,
+        )
+    )
+    if require_client and "client" not in kinds:
+        kinds.insert(draw(st.integers(0, len(kinds))), "client")
+    out: list[Block] = []
+    for kind in kinds:
+        if kind == "text":
+            out.append(Block("text", {"text": ""}, stream_text=draw(_text)))
+        elif kind == "thinking":
+            out.append(
+                Block(
+                    "thinking",
+                    {"thinking": "", "signature": draw(st.text(min_size=1, max_size=16))},
+                    stream_text=draw(_text),
+                )
+            )
+        elif kind == "redacted":
+            out.append(Block("redacted_thinking", {"data": draw(st.text(min_size=1, max_size=16))}))
+        elif kind == "server":
+            out.extend(draw(_server_pair()))
+        else:
+            out.append(draw(_client_tool()))
+    # Ids are unique within a message.
+    seen: set[str] = set()
+    unique: list[Block] = []
+    for block in out:
+        ident = block.fields.get("id")
+        if ident is not None:
+            if ident in seen:
+                suffix = 0
+                while f"{ident}#{suffix}" in seen:
+                    suffix += 1
+                ident = f"{ident}#{suffix}"
+                block = replace(block, fields={**block.fields, "id": ident})
+            seen.add(ident)
+        unique.append(block)
+    # Server results must point at their own (possibly renamed) server_tool_use.
+    fixed: list[Block] = []
+    last_server: str | None = None
+    for block in unique:
+        if block.kind == "server_tool_use":
+            last_server = block.fields["id"]
+        elif block.kind in SERVER_RESULT_TYPES and last_server is not None:
+            block = replace(block, fields={**block.fields, "tool_use_id": last_server})
+        fixed.append(block)
+    return fixed
+
+
+@st.composite
+def turn_models(
+    draw: st.DrawFn, *, stop_reason: str | None = None, require_client: bool = False
+) -> TurnModel:
+    """A valid turn; ``stop_reason`` pins the terminal (default: drawn)."""
+    blocks = draw(_blocks(require_client=require_client))
+    if stop_reason is None:
+        has_client = any(b.kind == "tool_use" for b in blocks)
+        stop_reason = draw(
+            st.sampled_from(["tool_use"] if has_client else ["end_turn"])
+            | st.sampled_from(KNOWN_STOP_REASONS)
+        )
+    start = draw(st.integers(0, 50))
+    return TurnModel(
+        message_id=draw(_ids),
+        model=draw(st.sampled_from(["fixture-model", "model-x"])),
+        blocks=tuple(blocks),
+        stop_reason=stop_reason,
+        input_tokens=draw(st.integers(0, 10_000)),
+        output_start=start,
+        output_end=start + draw(st.integers(0, 500)),
+    )
+
+
+def split_text(draw: st.DrawFn, text: str) -> list[str]:
+    """Split ``text`` at arbitrary positions; empty fragments are allowed."""
+    if not text:
+        return [""] * draw(st.integers(0, 2))
+    cuts = sorted(draw(st.lists(st.integers(0, len(text)), max_size=6)))
+    parts: list[str] = []
+    prev = 0
+    for cut in cuts:
+        parts.append(text[prev:cut])
+        prev = cut
+    parts.append(text[prev:])
+    return parts
+
+
+def _ev(name: str, **data: Any) -> dict[str, Any]:
+    return {"event": name, "data": {"type": name, **data}}
+
+
+def render(draw: st.DrawFn, turn: TurnModel, *, pings: bool = True) -> list[dict[str, Any]]:
+    """Render a turn model into a valid envelope list (inside a composite)."""
+    events = [
+        _ev(
+            "message_start",
+            message={
+                "id": turn.message_id,
+                "type": "message",
+                "role": "assistant",
+                "content": [],
+                "model": turn.model,
+                "stop_reason": None,
+                "stop_sequence": None,
+                "usage": {"input_tokens": turn.input_tokens, "output_tokens": turn.output_start},
+            },
+        )
+    ]
+    for index, block in enumerate(turn.blocks):
+        events.append(
+            _ev("content_block_start", index=index, content_block={"type": block.kind, **block.fields})
+        )
+        if block.kind == "text":
+            for part in split_text(draw, block.stream_text):
+                events.append(
+                    _ev("content_block_delta", index=index, delta={"type": "text_delta", "text": part})
+                )
+        elif block.kind == "thinking":
+            signature = block.fields["signature"]
+            events[-1]["data"]["content_block"]["signature"] = ""
+            for part in split_text(draw, block.stream_text):
+                events.append(
+                    _ev(
+                        "content_block_delta",
+                        index=index,
+                        delta={"type": "thinking_delta", "thinking": part},
+                    )
+                )
+            events.append(
+                _ev(
+                    "content_block_delta",
+                    index=index,
+                    delta={"type": "signature_delta", "signature": signature},
+                )
+            )
+        elif block.kind in ("tool_use", "server_tool_use"):
+            text = block.stream_text
+            if block.eager_truncate:
+                text = text[: max(0, len(text) - block.eager_truncate)]
+            for part in split_text(draw, text):
+                events.append(
+                    _ev(
+                        "content_block_delta",
+                        index=index,
+                        delta={"type": "input_json_delta", "partial_json": part},
+                    )
+                )
+        events.append(_ev("content_block_stop", index=index))
+    events.append(
+        _ev(
+            "message_delta",
+            delta={"stop_reason": turn.stop_reason, "stop_sequence": None},
+            usage={"output_tokens": turn.output_end},
+        )
+    )
+    events.append(_ev("message_stop"))
+    if pings:
+        for _ in range(draw(st.integers(0, 3))):
+            at = draw(st.integers(0, len(events)))
+            events.insert(at, _ev("ping"))
+    return events
+
+
+@st.composite
+def valid_streams(
+    draw: st.DrawFn, *, stop_reason: str | None = None, require_client: bool = False
+) -> tuple[TurnModel, list[dict[str, Any]]]:
+    """A valid turn model and its rendering."""
+    turn = draw(turn_models(stop_reason=stop_reason, require_client=require_client))
+    return turn, render(draw, turn)
+
+
+def expected_client_ids(turn: TurnModel) -> list[str]:
+    """Ids of the client ``tool_use`` blocks, in block order."""
+    return [b.fields["id"] for b in turn.blocks if b.kind == "tool_use"]
+
+
+def _index_of(events: list[dict[str, Any]], name: str) -> list[int]:
+    return [i for i, e in enumerate(events) if e["event"] == name]
+
+
+MUTATIONS = (
+    "envelope_drift",
+    "block_overlap",
+    "reused_index",
+    "dropped_stop",
+    "truncation",
+    "eager_invalid_json",
+    "invalid_json_without_eager",
+    "stop_reason_swap",
+    "fallback_block",
+    "unknown_block",
+    "usage_regression",
+    "delta_mismatch",
+    "delta_for_closed_block",
+    "error_event",
+    "stop_reason_changed",
+)
+
+
+@st.composite
+def mutated_streams(draw: st.DrawFn, mutation: str | None = None) -> Mutated:
+    """A valid stream with one mutation applied, and the required outcome."""
+    name = mutation or draw(st.sampled_from(MUTATIONS))
+    if name == "eager_invalid_json" or name == "invalid_json_without_eager":
+        turn = draw(turn_models(stop_reason="max_tokens"))
+        extra = draw(_client_tool(min_args=1))
+        position = draw(st.integers(0, len(turn.blocks)))
+        blocks = list(turn.blocks)
+        ids = {b.fields.get("id") for b in blocks}
+        new_id = extra.fields["id"]
+        while new_id in ids:
+            new_id += "#x"
+        extra = replace(extra, fields={**extra.fields, "id": new_id})
+        # Dropping the closing brace leaves incomplete JSON (an object needs it).
+        blocks.insert(position, replace(extra, eager_truncate=draw(st.integers(1, 2))))
+        turn = replace(turn, blocks=tuple(blocks))
+        events = render(draw, turn)
+        if name == "eager_invalid_json":
+            return Mutated(name, events, "recovery", eager=True)
+        return Mutated(name, events, "StrictJSONError")
+    if name == "fallback_block" or name == "unknown_block":
+        turn = draw(turn_models())
+        blocks = list(turn.blocks)
+        if name == "fallback_block":
+            inserted = Block(
+                "fallback", {"from": {"model": "model-a"}, "to": {"model": "model-b"}}
+            )
+        else:
+            inserted = Block(draw(st.sampled_from(["mcp_tool_use", "compaction", "future_block"])))
+        blocks.insert(draw(st.integers(0, len(blocks))), inserted)
+        events = render(draw, replace(turn, blocks=tuple(blocks)))
+        return Mutated(name, events, "UnsupportedProviderState")
+    if name == "stop_reason_swap":
+        reason = draw(
+            st.sampled_from([r for r in KNOWN_STOP_REASONS if r != "tool_use"])
+            | st.from_regex(r"[a-z_]{3,20}", fullmatch=True).filter(lambda r: r != "tool_use")
+        )
+        turn = draw(turn_models(stop_reason=reason))
+        return Mutated(name, render(draw, turn), "no_calls")
+    if name == "usage_regression":
+        turn = draw(turn_models())
+        turn = replace(turn, output_start=turn.output_end + draw(st.integers(1, 50)))
+        return Mutated(name, render(draw, turn), "ProtocolViolation")
+
+    turn = draw(turn_models())
+    if name in ("block_overlap", "reused_index", "dropped_stop", "delta_mismatch", "delta_for_closed_block"):
+        if not turn.blocks:
+            turn = replace(turn, blocks=(Block("text", {"text": ""}, stream_text="x"),))
+    events = render(draw, turn, pings=False)
+
+    if name == "envelope_drift":
+        at = draw(st.integers(0, len(events) - 1))
+        event = events[at]
+        other = draw(
+            st.sampled_from(
+                [
+                    n
+                    for n in (
+                        "message_start",
+                        "content_block_start",
+                        "content_block_delta",
+                        "content_block_stop",
+                        "message_delta",
+                        "message_stop",
+                        "ping",
+                    )
+                    if n != event["event"]
+                ]
+            )
+        )
+        if draw(st.booleans()):
+            event["event"] = other
+        else:
+            event["data"]["type"] = other
+        return Mutated(name, events, "ProtocolViolation")
+    if name == "truncation":
+        stop = _index_of(events, "message_stop")[0]
+        cut = draw(st.integers(0, stop))
+        return Mutated(name, events[:cut], "StreamTruncated")
+    if name == "error_event":
+        at = draw(st.integers(0, len(events)))
+        events.insert(
+            at,
+            _ev("error", error={"type": "overloaded_error", "message": "Overloaded"}),
+        )
+        return Mutated(name, events, "ProviderError")
+    if name == "stop_reason_changed":
+        delta = _index_of(events, "message_delta")[0]
+        first = events[delta]["data"]["delta"]["stop_reason"]
+        other = "end_turn" if first != "end_turn" else "tool_use"
+        second = _ev(
+            "message_delta",
+            delta={"stop_reason": other, "stop_sequence": None},
+            usage={"output_tokens": turn.output_end},
+        )
+        events.insert(delta + 1, second)
+        return Mutated(name, events, "ProtocolViolation")
+
+    starts = _index_of(events, "content_block_start")
+    stops = _index_of(events, "content_block_stop")
+    k = draw(st.integers(0, len(starts) - 1))
+    index = events[starts[k]]["data"]["index"]
+    if name == "block_overlap":
+        # A second block starts (same or next index) while block k is still open.
+        new_index = draw(st.sampled_from([index, index + 1]))
+        events.insert(
+            starts[k] + 1,
+            _ev("content_block_start", index=new_index, content_block={"type": "text", "text": ""}),
+        )
+        return Mutated(name, events, "ProtocolViolation")
+    if name == "reused_index":
+        at = stops[k] + 1
+        events.insert(
+            at, _ev("content_block_start", index=index, content_block={"type": "text", "text": ""})
+        )
+        events.insert(at + 1, _ev("content_block_stop", index=index))
+        return Mutated(name, events, "ProtocolViolation")
+    if name == "dropped_stop":
+        del events[stops[k]]
+        return Mutated(name, events, "ProtocolViolation")
+    if name == "delta_mismatch":
+        kind = turn.blocks[k].kind
+        wrong = {
+            "text": {"type": "input_json_delta", "partial_json": "{}"},
+            "thinking": {"type": "text_delta", "text": "x"},
+            "tool_use": {"type": "text_delta", "text": "x"},
+            "server_tool_use": {"type": "thinking_delta", "thinking": "x"},
+        }.get(kind, {"type": "text_delta", "text": "x"})
+        events.insert(starts[k] + 1, _ev("content_block_delta", index=index, delta=wrong))
+        return Mutated(name, events, "ProtocolViolation")
+    if name == "delta_for_closed_block":
+        events.insert(
+            stops[k] + 1,
+            _ev("content_block_delta", index=index, delta={"type": "text_delta", "text": "late"}),
+        )
+        return Mutated(name, events, "ProtocolViolation")
+    raise ValueError(f"unknown mutation {name!r}")
+
+
+def from_pinned_schema(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
+    """Instances of the draft-07 subset the pinned envelope schemas use.
+
+    Supports ``const``, ``oneOf``, ``type`` (a name or a list), ``properties`` +
+    ``required`` (optional properties drawn or left out, plus occasional unknown
+    keys unless ``additionalProperties`` is false), ``minimum``, ``minLength`` and
+    ``maxItems``. A stand-in for hypothesis-jsonschema, whose object generation
+    does not run on the pinned hypothesis version.
+    """
+    if "const" in schema:
+        return st.just(schema["const"])
+    if "oneOf" in schema:
+        return st.one_of([from_pinned_schema(s) for s in schema["oneOf"]])
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return st.one_of([from_pinned_schema({**schema, "type": k}) for k in kind])
+    if kind == "null":
+        return st.none()
+    if kind == "integer":
+        return st.integers(min_value=schema.get("minimum"), max_value=2**40)
+    if kind == "string":
+        return st.text(min_size=schema.get("minLength", 0), max_size=12)
+    if kind == "array":
+        return st.lists(_json_values, max_size=schema.get("maxItems", 3))
+    if kind == "object" or "properties" in schema:
+        props: dict[str, Any] = schema.get("properties", {})
+        required = set(schema.get("required", ()))
+        fixed = {k: from_pinned_schema(v) for k, v in props.items() if k in required}
+        optional = {k: from_pinned_schema(v) for k, v in props.items() if k not in required}
+        for key in required - set(props):
+            fixed[key] = _json_values
+        base = st.fixed_dictionaries(fixed, optional=optional)
+        if schema.get("additionalProperties") is False:
+            return base
+        extra = st.dictionaries(st.text(min_size=1, max_size=6), _json_values, max_size=2)
+        return st.tuples(base, extra).map(lambda pair: {**pair[1], **pair[0]})
+    return _json_values

@@ -1,0 +1,451 @@
+"""Property tests and a rule-based state machine for the Anthropic Messages contract.
+
+The strategies and the machine model the protocol on their own (they import only
+the parser's public API to drive it, never its tables).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+from hypothesis import event, given
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    Bundle,
+    RuleBasedStateMachine,
+    consumes,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+)
+
+from contracts import errors
+from contracts.anthropic_messages import (
+    AnthropicMessagesStream,
+    build_anthropic_messages_continuation,
+    parse_events,
+)
+from contracts.errors import ContractError, ProtocolViolation, StreamTruncated
+from contracts.results import ModelVisibleToolResult
+from strategies.anthropic_messages import (
+    MUTATIONS,
+    expected_client_ids,
+    from_pinned_schema,
+    mutated_streams,
+    render,
+    turn_models,
+    valid_streams,
+)
+
+SCHEMAS_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "schemas" / "anthropic_messages"
+SCHEMAS = {
+    p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted(SCHEMAS_DIR.glob("*.json"))
+}
+VALIDATORS = {name: jsonschema.Draft7Validator(schema) for name, schema in SCHEMAS.items()}
+HISTORY = [{"role": "user", "content": "go"}]
+
+
+def tools_for(names: list[str]) -> list[dict[str, Any]]:
+    return [{"name": n, "description": "t", "input_schema": {"type": "object"}} for n in sorted(set(names))]
+
+
+def continuation(turn: Any) -> dict[str, Any]:
+    names = [c.name for c in turn.calls] + [c.name for c in turn.recovery_calls]
+    results = [ModelVisibleToolResult(c.call_id, f"out {c.call_id}") for c in turn.calls]
+    return build_anthropic_messages_continuation(
+        turn, results, history=HISTORY, model="m", max_tokens=64, tools=tools_for(names)
+    )
+
+
+# --------------------------------------------------------------------------- valid streams
+
+
+@given(valid_streams())
+def test_valid_stream_releases_exactly_the_client_calls_of_a_tool_use_turn(case: Any) -> None:
+    model, events = case
+    event(f"stop_reason={model.stop_reason}")
+    for block in model.blocks:
+        event(f"block={block.kind}")
+    turn = parse_events(events)
+    client = expected_client_ids(model)
+    event(f"client_calls={min(len(client), 3)}")
+    if model.stop_reason == "tool_use":
+        assert [c.call_id for c in turn.calls] == client
+        assert turn.recovery_calls == ()
+    else:
+        assert turn.calls == ()
+        assert [c.call_id for c in turn.recovery_calls] == client
+    assert [b["type"] for b in turn.blocks] == [b.kind for b in model.blocks]
+    for parsed, block in zip(turn.blocks, model.blocks, strict=True):
+        if block.kind == "text":
+            assert parsed["text"] == block.stream_text
+        elif block.kind == "thinking":
+            assert parsed["thinking"] == block.stream_text
+            assert parsed["signature"] == block.fields["signature"]
+        elif block.kind in ("tool_use", "server_tool_use"):
+            expected = json.loads(block.stream_text) if block.stream_text else {}
+            assert parsed["input"] == expected
+    servers = {b.fields["id"] for b in model.blocks if b.kind == "server_tool_use"}
+    assert not servers & {c.call_id for c in turn.calls}
+
+
+@given(turn_models(), st.data())
+def test_fragment_boundaries_and_pings_do_not_change_the_turn(model: Any, data: Any) -> None:
+    first = parse_events(render_with(data, model))
+    second = parse_events(render_with(data, model))
+    event(f"blocks={len(model.blocks)}")
+    assert first.digest == second.digest
+    assert first.blocks == second.blocks
+
+
+def render_with(data: Any, model: Any) -> list[dict[str, Any]]:
+    return data.draw(st.composite(lambda draw: render(draw, model))())
+
+
+@given(valid_streams())
+def test_incremental_feed_equals_whole_parse_and_input_is_untouched(case: Any) -> None:
+    _, events = case
+    before = copy.deepcopy(events)
+    stream = AnthropicMessagesStream()
+    for e in events:
+        stream.feed(e)
+    incremental = stream.close()
+    assert incremental.digest == parse_events(events).digest
+    assert events == before
+
+
+@given(st.sampled_from(sorted(SCHEMAS)).flatmap(lambda n: from_pinned_schema(SCHEMAS[n])))
+def test_schema_driven_instances_validate_against_their_schema(instance: Any) -> None:
+    event(f"schema={instance['event']}")
+    assert VALIDATORS[instance["event"]].is_valid(instance)
+
+
+@given(valid_streams())
+def test_generated_envelopes_validate_against_the_pinned_schemas(case: Any) -> None:
+    _, events = case
+    for e in events:
+        event(f"event={e['event']}")
+        errors_found = list(VALIDATORS[e["event"]].iter_errors(e))
+        assert not errors_found, (e, errors_found[0].message)
+
+
+@given(valid_streams(stop_reason="tool_use", require_client=True))
+def test_continuation_binds_one_result_per_call_results_first_and_replays_blocks(case: Any) -> None:
+    model, events = case
+    turn = parse_events(events)
+    client = expected_client_ids(model)
+    event(f"client_calls={min(len(client), 3)}")
+    if not client:
+        return
+    body = continuation(turn)
+    user = body["messages"][-1]
+    assert user["role"] == "user"
+    assert [c["tool_use_id"] for c in user["content"]] == client
+    assert all(c["type"] == "tool_result" for c in user["content"])
+    assert body["messages"][-2] == {"role": "assistant", "content": list(turn.blocks)}
+    assert body["messages"][:-2] == HISTORY
+
+
+# --------------------------------------------------------------------------- mutations
+
+
+@given(mutated_streams())
+def test_every_mutation_gets_the_outcome_the_contract_requires(m: Any) -> None:
+    event(f"mutation={m.mutation}")
+    if m.expect in ("no_calls", "recovery"):
+        turn = parse_events(m.events, eager_input_streaming=m.eager)
+        assert turn.calls == ()
+        client = [b["id"] for b in turn.blocks if b["type"] == "tool_use"]
+        assert [c.call_id for c in turn.recovery_calls] == client
+        if m.expect == "recovery":
+            assert any(c.partial_json is not None for c in turn.recovery_calls)
+            if client:
+                body = continuation(turn)
+                assert all(c["is_error"] is True for c in body["messages"][-1]["content"])
+        return
+    expected = getattr(errors, m.expect)
+    try:
+        parse_events(m.events, eager_input_streaming=m.eager)
+    except ContractError as exc:
+        assert type(exc) is expected, (m.mutation, exc)
+        assert exc.where is None or exc.where.startswith("event ")
+    else:
+        raise AssertionError(f"{m.mutation}: parsed, expected {m.expect}")
+
+
+def test_every_mutation_is_known_to_the_strategy() -> None:
+    assert len(set(MUTATIONS)) == len(MUTATIONS) >= 15
+
+
+@given(st.sampled_from(sorted(SCHEMAS)).flatmap(lambda n: st.lists(from_pinned_schema(SCHEMAS[n]), min_size=1, max_size=3)),
+       valid_streams(), st.data())
+def test_schema_shaped_events_spliced_anywhere_only_raise_contract_errors(
+    extra: list[Any], case: Any, data: Any
+) -> None:
+    _, events = case
+    at = data.draw(st.integers(0, len(events)))
+    events[at:at] = extra
+    event(f"spliced={extra[0]['event'] if extra else 'none'}")
+    try:
+        parse_events(events)
+    except ContractError as exc:
+        event(f"error={type(exc).__name__}")
+
+
+@given(mutated_streams(), st.sampled_from(["feed", "close"]))
+def test_a_poisoned_stream_keeps_failing(m: Any, then: str) -> None:
+    stream = AnthropicMessagesStream(eager_input_streaming=m.eager)
+    failed: ContractError | None = None
+    try:
+        for e in m.events:
+            stream.feed(e)
+        stream.close()
+    except ContractError as exc:
+        failed = exc
+    if failed is None:
+        return
+    event(f"poisoned_by={type(failed).__name__}")
+    try:
+        stream.feed({"event": "ping", "data": {"type": "ping"}}) if then == "feed" else stream.close()
+    except ContractError:
+        return
+    raise AssertionError("stream accepted input after an error")
+
+
+# --------------------------------------------------------------------------- state machine
+
+
+def _ev(name: str, **data: Any) -> dict[str, Any]:
+    return {"event": name, "data": {"type": name, **data}}
+
+
+class AnthropicStreamMachine(RuleBasedStateMachine):
+    """Drives one stream event by event from an independent model of the protocol."""
+
+    pending = Bundle("pending_fragments")
+
+    @initialize(eager=st.booleans(), start_tokens=st.integers(0, 5))
+    def open_message(self, eager: bool, start_tokens: int) -> None:
+        self._open_message(eager, start_tokens)
+
+    @precondition(lambda self: self.phase in ("closed", "failed"))
+    @rule(eager=st.booleans(), start_tokens=st.integers(0, 5))
+    def next_message(self, eager: bool, start_tokens: int) -> None:
+        event("machine: next message after close/error")
+        self._open_message(eager, start_tokens)
+
+    def _open_message(self, eager: bool, start_tokens: int) -> None:
+        self.eager = eager
+        self.stream = AnthropicMessagesStream(eager_input_streaming=eager)
+        self.fed: list[dict[str, Any]] = []
+        self.phase = "message"  # message | block | delta | stopped | closed | failed
+        self.blocks: list[dict[str, Any]] = []  # model: {"kind", "id", "text"}
+        self.open: dict[str, Any] | None = None
+        self.tokens = start_tokens
+        self.stop_reason: str | None = None
+        self.turn: Any = None
+        self._feed(_ev("message_start", message={
+            "id": "m", "type": "message", "role": "assistant", "content": [], "model": "x",
+            "stop_reason": None, "usage": {"input_tokens": 1, "output_tokens": start_tokens}}))
+
+    def _feed(self, e: dict[str, Any]) -> None:
+        self.fed.append(e)
+        self.stream.feed(e)
+
+    def _expect_violation(self, e: dict[str, Any], cls: type = ProtocolViolation) -> None:
+        try:
+            self.stream.feed(e)
+        except cls:
+            self.phase = "failed"
+            return
+        raise AssertionError(f"accepted illegal {e}")
+
+    # -- the only rule without a precondition: keeps hypothesis moving
+    @rule()
+    def ping(self) -> None:
+        if self.phase in ("closed", "failed"):
+            event("machine: ping after close/error rejected")
+            try:
+                self.stream.feed(_ev("ping"))
+            except ContractError:
+                return
+            raise AssertionError("feed after close/error accepted")
+        self._feed(_ev("ping"))
+
+    @precondition(lambda self: self.phase == "message" and len(self.blocks) < 8)
+    @rule(kind=st.sampled_from(["text", "tool_use", "server_tool_use", "thinking"]),
+          name=st.sampled_from(["lookup", "search"]))
+    def start_block(self, kind: str, name: str) -> None:
+        index = len(self.blocks)
+        block: dict[str, Any] = {"type": kind}
+        if kind == "text":
+            block["text"] = ""
+        elif kind == "thinking":
+            block.update(thinking="", signature="")
+        else:
+            block.update(id=f"id-{index}", name=name, input={})
+        self._feed(_ev("content_block_start", index=index, content_block=block))
+        self.open = {"kind": kind, "index": index, "text": [], "id": block.get("id"), "name": name}
+        self.blocks.append(self.open)
+        self.phase = "block"
+
+    @precondition(lambda self: self.phase == "block")
+    @rule(target=pending, arguments=st.dictionaries(st.text(max_size=4), st.integers() | st.text(max_size=4), max_size=3),
+          cut=st.integers(0, 40))
+    def make_fragments(self, arguments: dict[str, Any], cut: int) -> Any:
+        assert self.open is not None
+        if self.open["kind"] in ("tool_use", "server_tool_use"):
+            text = json.dumps(arguments)
+        else:
+            text = "".join(map(str, arguments)) or "t"
+        cut = min(cut, len(text))
+        return (self.open["index"], text[:cut], text[cut:])
+
+    @precondition(lambda self: self.phase == "block")
+    @rule(fragments=consumes(pending))
+    def deliver_fragments(self, fragments: Any) -> None:
+        assert self.open is not None
+        index, head, tail = fragments
+        if index != self.open["index"]:
+            event("machine: fragment for a closed block rejected")
+            kind = "text_delta"
+            self._expect_violation(_ev("content_block_delta", index=index, delta={"type": kind, "text": head}))
+            return
+        if self.open["text"]:
+            return  # one argument document per tool block; keep text simple too
+        for part in (head, tail):
+            kind = self.open["kind"]
+            if kind in ("tool_use", "server_tool_use"):
+                delta = {"type": "input_json_delta", "partial_json": part}
+            elif kind == "thinking":
+                delta = {"type": "thinking_delta", "thinking": part}
+            else:
+                delta = {"type": "text_delta", "text": part}
+            self._feed(_ev("content_block_delta", index=index, delta=delta))
+            self.open["text"].append(part)
+
+    @precondition(lambda self: self.phase == "block")
+    @rule()
+    def stop_block(self) -> None:
+        assert self.open is not None
+        index = self.open["index"]
+        if self.open["kind"] == "thinking":
+            self._feed(_ev("content_block_delta", index=index,
+                           delta={"type": "signature_delta", "signature": "sig"}))
+        self._feed(_ev("content_block_stop", index=index))
+        self.open = None
+        self.phase = "message"
+
+    @precondition(lambda self: self.phase == "block")
+    @rule(chance=st.integers(0, 3))
+    def overlapping_block_is_rejected(self, chance: int) -> None:
+        if chance:
+            return
+        event("machine: overlap rejected")
+        self._expect_violation(_ev("content_block_start", index=len(self.blocks),
+                                   content_block={"type": "text", "text": ""}))
+
+    @precondition(lambda self: self.phase == "message" and self.blocks)
+    @rule(data=st.data(), chance=st.integers(0, 3))
+    def delta_for_closed_block_is_rejected(self, data: Any, chance: int) -> None:
+        if chance:
+            return
+        event("machine: delta for closed block rejected")
+        index = data.draw(st.integers(0, len(self.blocks) - 1))
+        self._expect_violation(_ev("content_block_delta", index=index,
+                                   delta={"type": "text_delta", "text": "late"}))
+
+    @precondition(lambda self: self.phase in ("message", "delta"))
+    @rule(reason=st.sampled_from(["tool_use", "tool_use", "end_turn", "max_tokens", "pause_turn", "other"]),
+          more=st.integers(0, 5))
+    def message_delta(self, reason: str, more: int) -> None:
+        if self.stop_reason is not None:
+            reason = self.stop_reason
+        self.tokens += more
+        self._feed(_ev("message_delta", delta={"stop_reason": reason, "stop_sequence": None},
+                       usage={"output_tokens": self.tokens}))
+        self.stop_reason = reason
+        self.phase = "delta"
+
+    @precondition(lambda self: self.phase == "delta" and self.tokens > 0)
+    @rule(chance=st.integers(0, 3))
+    def usage_regression_is_rejected(self, chance: int) -> None:
+        if chance:
+            return
+        event("machine: usage regression rejected")
+        self._expect_violation(_ev("message_delta", delta={"stop_reason": None},
+                                   usage={"output_tokens": self.tokens - 1}))
+
+    @precondition(lambda self: self.phase == "delta")
+    @rule()
+    def message_stop(self) -> None:
+        self._feed(_ev("message_stop"))
+        self.phase = "stopped"
+
+    @precondition(lambda self: self.phase in ("message", "block", "delta"))
+    @rule(chance=st.integers(0, 7))
+    def truncate(self, chance: int) -> None:
+        if chance:
+            return  # truncation is one path among many, not the usual end
+        event(f"machine: truncated in phase {self.phase}")
+        try:
+            self.stream.close()
+        except StreamTruncated:
+            self.phase = "failed"
+            return
+        raise AssertionError("close before message_stop released a turn")
+
+    @precondition(lambda self: self.phase == "stopped")
+    @rule()
+    def close(self) -> None:
+        self.turn = self.stream.close()
+        self.phase = "closed"
+        event(f"machine: closed with stop_reason {self.stop_reason}")
+        self._check_turn(self.turn)
+
+    def _check_turn(self, turn: Any) -> None:
+        client = [b for b in self.blocks if b["kind"] == "tool_use"]
+        client_ids = [b["id"] for b in client]
+        calls = [c.call_id for c in turn.calls]
+        recovery = [c.call_id for c in turn.recovery_calls]
+        assert sorted(calls + recovery) == sorted(client_ids)
+        assert not set(calls) & set(recovery)
+        if self.stop_reason != "tool_use":
+            assert calls == []
+        if self.stop_reason == "max_tokens":
+            assert calls == [] and len(recovery) == len(client_ids)
+        servers = {b["id"] for b in self.blocks if b["kind"] == "server_tool_use"}
+        assert not servers & set(calls)
+        for parsed, model in zip(turn.blocks, self.blocks, strict=True):
+            if model["kind"] in ("text", "thinking"):
+                assert parsed[model["kind"]] == "".join(model["text"])
+        if client_ids and self.stop_reason in ("tool_use", "max_tokens"):
+            body = continuation(turn)
+            content = body["messages"][-1]["content"]
+            assert [c["tool_use_id"] for c in content] == client_ids
+            assert all(c["type"] == "tool_result" for c in content)
+            assert body["messages"][-2]["content"] == list(turn.blocks)
+            for item in content:
+                if item["tool_use_id"] in recovery:
+                    assert item["is_error"] is True
+
+    @invariant()
+    def nothing_is_executable_before_message_stop(self) -> None:
+        if self.phase in ("closed", "failed", "stopped"):
+            return
+        replay = AnthropicMessagesStream(eager_input_streaming=self.eager)
+        for e in self.fed:
+            replay.feed(e)
+        try:
+            replay.close()
+        except StreamTruncated:
+            return
+        raise AssertionError("a turn was released before message_stop")
+
+
+TestAnthropicStreamMachine = AnthropicStreamMachine.TestCase
