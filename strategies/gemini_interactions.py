@@ -1,0 +1,357 @@
+"""Hypothesis strategies for Gemini Interactions v1 event streams.
+
+An independent model of the protocol: this module never imports the parser's tables
+or helpers. A :class:`TurnModel` (steps of every pinned v1 type, function calls with
+arguments) is rendered to a valid typed-SSE-projection event list with arbitrary
+int32 indexes, optional ``event_id``s, optional status updates and optional usage
+fields. Mutators produce the attack classes: replays (same id, same payload / other
+payload), truncation, unknown steps and statuses, v1beta-only shapes, absent
+``arguments``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from hypothesis import strategies as st
+
+# The stable v1 Step discriminators, written down here independently of the parser.
+V1_STEP_TYPES: tuple[str, ...] = (
+    "user_input",
+    "model_output",
+    "thought",
+    "function_call",
+    "function_result",
+    "code_execution_call",
+    "code_execution_result",
+    "url_context_call",
+    "url_context_result",
+    "google_search_call",
+    "google_search_result",
+    "file_search_call",
+    "file_search_result",
+    "google_maps_call",
+    "google_maps_result",
+)
+HOSTED_STEP_TYPES = V1_STEP_TYPES[5:]
+V1BETA_ONLY_STEP_TYPES = ("mcp_server_tool_call", "mcp_server_tool_result")
+V1BETA_ONLY_DELTA_TYPES = ("mcp_server_tool_call", "retrieval_call", "retrieval_result")
+TERMINAL_FAILURES = ("failed", "cancelled", "incomplete")
+UNPINNED_STATUSES = ("budget_exceeded", "paused", "COMPLETED", "")
+INT32 = st.integers(min_value=-(2**31), max_value=2**31 - 1)
+
+_names = st.from_regex(r"[a-z][a-z0-9_]{0,15}", fullmatch=True)
+opaque_ids = st.text(
+    alphabet=st.characters(min_codepoint=0x21, max_codepoint=0x7E), min_size=1, max_size=12
+)
+_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**53), max_value=2**53)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12)
+)
+json_values = st.recursive(
+    _scalars,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=8,
+)
+arguments_objects = st.dictionaries(st.text(max_size=8), json_values, max_size=4)
+
+
+@dataclass
+class StepModel:
+    """One step of the model turn and how its events are rendered."""
+
+    type: str
+    index: int
+    call_id: str = ""
+    name: str = ""
+    arguments: dict[str, Any] = field(default_factory=dict)
+    fragments: list[str] = field(default_factory=list)
+    initial_arguments: bool = True  # step.start carries "arguments": {} (or the full object)
+    absent_argument_deltas: int = 0  # arguments_delta events without the "arguments" field
+    text: str = ""
+
+    def start_step(self) -> dict[str, Any]:
+        if self.type == "function_call":
+            step: dict[str, Any] = {"type": "function_call", "id": self.call_id, "name": self.name}
+            if self.initial_arguments:
+                step["arguments"] = {} if self.fragments else copy.deepcopy(self.arguments)
+            return step
+        if self.type == "thought":
+            return {"type": "thought", "signature": "sig-" + self.call_id}
+        if self.type.endswith("_call"):
+            return {"type": self.type, "id": "hosted-" + self.call_id}
+        if self.type.endswith("_result"):
+            return {"type": self.type, "call_id": "hosted-" + self.call_id}
+        return {"type": self.type}
+
+    def deltas(self) -> list[dict[str, Any]]:
+        if self.type == "function_call":
+            out = [{"type": "arguments_delta", "arguments": f} for f in self.fragments]
+            out.extend({"type": "arguments_delta"} for _ in range(self.absent_argument_deltas))
+            return out
+        if self.type in ("model_output", "user_input"):
+            return [{"type": "text", "text": self.text}] if self.text else []
+        if self.type == "thought":
+            return [{"type": "thought_summary", "content": {"type": "text", "text": self.text}}]
+        if self.type in HOSTED_STEP_TYPES:
+            return [{"type": self.type, "payload": self.text}]
+        return []
+
+    def snapshot_step(self) -> dict[str, Any]:
+        """The complete step as a create/GET snapshot would hold it."""
+        if self.type == "function_call":
+            return {"type": "function_call", "id": self.call_id, "name": self.name,
+                    "arguments": copy.deepcopy(self.arguments)}
+        if self.type == "thought":
+            return {"type": "thought", "signature": "sig-" + self.call_id,
+                    "summary": [{"type": "text", "text": self.text}]}
+        if self.type == "model_output":
+            return {"type": "model_output", "content": [{"type": "text", "text": self.text}]}
+        return self.start_step()
+
+
+@dataclass
+class TurnModel:
+    """A model turn: what the parser must reconstruct from the rendered events."""
+
+    interaction_id: str
+    steps: list[StepModel]
+    status: str
+    usage: dict[str, int] | None
+    with_event_ids: bool
+
+    def function_calls(self) -> list[tuple[str, str, dict[str, Any]]]:
+        return [(s.call_id, s.name, s.arguments) for s in self.steps if s.type == "function_call"]
+
+
+@dataclass
+class RenderedStream:
+    """Events plus the expected observation: steps in step.start order."""
+
+    model: TurnModel
+    events: list[dict[str, Any]]
+    start_order: list[StepModel]
+
+    def expected_calls(self) -> list[tuple[str, str, dict[str, Any]]]:
+        if self.model.status != "requires_action":
+            return []
+        return [(s.call_id, s.name, s.arguments) for s in self.start_order
+                if s.type == "function_call"]
+
+
+def _split(draw: st.DrawFn, text: str) -> list[str]:
+    cuts = sorted(set(draw(st.lists(st.integers(0, len(text)), max_size=4))))
+    bounds = [0, *cuts, len(text)]
+    return [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False) if b > a] or [text]
+
+
+@st.composite
+def function_call_steps(draw: st.DrawFn, index: int, call_id: str) -> StepModel:
+    """A function_call step: arguments as deltas cut anywhere, or complete at step.start."""
+    arguments = draw(arguments_objects)
+    style = draw(st.sampled_from(["deltas", "initial_only", "deltas_no_initial"]))
+    fragments: list[str] = []
+    if style != "initial_only":
+        fragments = _split(draw, json.dumps(arguments, ensure_ascii=draw(st.booleans())))
+    return StepModel(
+        type="function_call",
+        index=index,
+        call_id=call_id,
+        name=draw(_names),
+        arguments=arguments,
+        fragments=fragments,
+        initial_arguments=style != "deltas_no_initial",
+        absent_argument_deltas=draw(st.integers(0, 2)) if fragments else 0,
+    )
+
+
+@st.composite
+def turn_models(draw: st.DrawFn, *, min_calls: int = 0, max_steps: int = 6,
+                other_types: tuple[str, ...] | None = None) -> TurnModel:
+    """A turn with steps of the pinned types; status follows from the calls."""
+    n_calls = draw(st.integers(min_calls, max(min_calls, 3)))
+    kinds = other_types if other_types is not None else tuple(
+        t for t in V1_STEP_TYPES if t != "function_call"
+    )
+    n_other = draw(st.integers(0, max(0, max_steps - n_calls))) if kinds else 0
+    total = n_calls + n_other
+    indexes = draw(st.lists(INT32, min_size=total, max_size=total, unique=True))
+    ids = draw(st.lists(opaque_ids, min_size=total, max_size=total, unique=True))
+    steps: list[StepModel] = []
+    for i in range(n_calls):
+        steps.append(draw(function_call_steps(indexes[i], ids[i])))
+    for i in range(n_calls, total):
+        steps.append(StepModel(type=draw(st.sampled_from(kinds)), index=indexes[i],
+                               call_id=ids[i], text=draw(st.text(max_size=10))))
+    steps = draw(st.permutations(steps))
+    usage = draw(st.none() | st.fixed_dictionaries({}, optional={
+        "total_input_tokens": st.integers(0, 10**6),
+        "total_output_tokens": st.integers(0, 10**6),
+        "total_tokens": st.integers(0, 10**6),
+    }))
+    return TurnModel(
+        interaction_id=draw(opaque_ids),
+        steps=steps,
+        status="requires_action" if n_calls else "completed",
+        usage=usage,
+        with_event_ids=draw(st.booleans()),
+    )
+
+
+def _event(kind: str, **fields: Any) -> dict[str, Any]:
+    return {"event_type": kind, **fields}
+
+
+@st.composite
+def rendered_streams(draw: st.DrawFn, model: TurnModel | None = None, **kw: Any) -> RenderedStream:
+    """Render a turn model to a valid, randomly interleaved event list."""
+    if model is None:
+        model = draw(turn_models(**kw))
+    queues: list[list[tuple[StepModel, dict[str, Any]]]] = []
+    for s in model.steps:
+        q = [(s, _event("step.start", index=s.index, step=s.start_step()))]
+        q += [(s, _event("step.delta", index=s.index, delta=d)) for d in s.deltas()]
+        q.append((s, _event("step.stop", index=s.index)))
+        queues.append(q)
+    body: list[dict[str, Any]] = []
+    start_order: list[StepModel] = []
+    while any(queues):
+        live = [q for q in queues if q]
+        q = draw(st.sampled_from(live))
+        step, ev = q.pop(0)
+        if ev["event_type"] == "step.start":
+            start_order.append(step)
+        body.append(ev)
+    for _ in range(draw(st.integers(0, 2))):
+        pos = draw(st.integers(0, len(body)))
+        body.insert(pos, _event("interaction.status_update", interaction_id=model.interaction_id,
+                                status=draw(st.sampled_from(["in_progress", "completed",
+                                                             "requires_action", "failed"]))))
+    terminal: dict[str, Any] = {"id": model.interaction_id, "status": model.status}
+    if model.usage is not None:
+        terminal["usage"] = model.usage
+    events = [
+        _event("interaction.created", interaction={"id": model.interaction_id,
+                                                   "status": "in_progress"}),
+        *body,
+        _event("interaction.completed", interaction=terminal),
+    ]
+    if model.with_event_ids:
+        for n, ev in enumerate(events):
+            ev["event_id"] = f"e{n}"
+    return RenderedStream(model=model, events=events, start_order=start_order)
+
+
+# ------------------------------------------------------------------ mutators
+
+
+@st.composite
+def replayed_same(draw: st.DrawFn, rendered: RenderedStream) -> list[dict[str, Any]]:
+    """Redeliver an event with an event_id, identical payload, at a later position."""
+    events = copy.deepcopy(rendered.events)
+    pos = draw(st.integers(0, len(events) - 1))
+    later = draw(st.integers(pos + 1, len(events)))
+    events.insert(later, copy.deepcopy(events[pos]))
+    return events
+
+
+@st.composite
+def replayed_conflict(draw: st.DrawFn, rendered: RenderedStream) -> list[dict[str, Any]]:
+    """Deliver a second event with an existing event_id and a different payload."""
+    events = copy.deepcopy(rendered.events)
+    pos = draw(st.integers(0, len(events) - 1))
+    later = draw(st.integers(pos + 1, len(events)))
+    other = copy.deepcopy(events[pos])
+    other["x_conflict"] = draw(st.integers())
+    events.insert(later, other)
+    return events
+
+
+@st.composite
+def truncated(draw: st.DrawFn, rendered: RenderedStream) -> list[dict[str, Any]]:
+    """Cut the stream anywhere before the terminal."""
+    return copy.deepcopy(rendered.events[: draw(st.integers(0, len(rendered.events) - 1))])
+
+
+@st.composite
+def with_foreign_step(draw: st.DrawFn, rendered: RenderedStream) -> list[dict[str, Any]]:
+    """Insert a step.start of a type outside the pinned v1 union (unknown or v1beta-only)."""
+    events = copy.deepcopy(rendered.events)
+    kind = draw(st.sampled_from(V1BETA_ONLY_STEP_TYPES) | st.sampled_from(
+        ["mcp_tool_call", "computer_use_call", "retrieval_call", "FUNCTION_CALL", "function"]))
+    used = {e.get("index") for e in events}
+    index = draw(INT32.filter(lambda i: i not in used))
+    step = {"type": kind, "id": "x", "name": "n", "arguments": {}, "server_name": "s"}
+    events.insert(draw(st.integers(1, len(events) - 1)),
+                  _event("step.start", index=index, step=step))
+    return events
+
+
+@st.composite
+def with_foreign_delta(draw: st.DrawFn, rendered: RenderedStream) -> list[dict[str, Any]]:
+    """Insert, right after some step.start, a delta of a v1beta-only or unknown type."""
+    events = copy.deepcopy(rendered.events)
+    starts = [i for i, e in enumerate(events) if e["event_type"] == "step.start"]
+    pos = draw(st.sampled_from(starts))
+    kind = draw(st.sampled_from(V1BETA_ONLY_DELTA_TYPES) | st.sampled_from(
+        ["arguments", "text_delta", "thought", "ARGUMENTS_DELTA"]))
+    events.insert(pos + 1, _event("step.delta", index=events[pos]["index"],
+                                  delta={"type": kind, "arguments": "{}"}))
+    return events
+
+
+@st.composite
+def with_status(draw: st.DrawFn, rendered: RenderedStream, statuses: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Replace the terminal status."""
+    events = copy.deepcopy(rendered.events)
+    events[-1]["interaction"]["status"] = draw(st.sampled_from(statuses))
+    return events
+
+
+def interaction_object(rendered: RenderedStream, origin: str,
+                       user_input: dict[str, Any]) -> dict[str, Any]:
+    """The non-streamed Interaction a create response / GET would return for this turn."""
+    steps = [s.snapshot_step() for s in rendered.start_order]
+    if origin == "get":
+        steps = [copy.deepcopy(user_input), *steps]
+    return {"id": rendered.model.interaction_id, "status": rendered.model.status, "steps": steps}
+
+
+EVENT_TYPE_NAMES = ("interaction.created", "step.start", "step.delta", "step.stop",
+                    "interaction.status_update", "interaction.completed", "error")
+
+
+@st.composite
+def loose_events(draw: st.DrawFn) -> dict[str, Any]:
+    """Roughly event-shaped dicts: right names, arbitrary field values (garbage in)."""
+    ev: dict[str, Any] = {"event_type": draw(st.sampled_from(EVENT_TYPE_NAMES) | st.text(max_size=8))}
+    small_int = st.integers(-3, 3) | INT32
+    fields = {
+        "index": small_int | json_values,
+        "event_id": st.sampled_from(["a", "b", "c"]) | json_values,
+        "step": st.fixed_dictionaries(
+            {"type": st.sampled_from(V1_STEP_TYPES + V1BETA_ONLY_STEP_TYPES) | json_values},
+            optional={"id": st.sampled_from(["x", "y"]) | json_values, "name": _names | json_values,
+                      "arguments": arguments_objects | json_values}),
+        "delta": st.fixed_dictionaries(
+            {"type": st.sampled_from(("arguments_delta", "text", "thought_summary",
+                                      *V1BETA_ONLY_DELTA_TYPES)) | json_values},
+            optional={"arguments": st.sampled_from(['{"a":', '1}', "{}", "", "]"]) | json_values}),
+        "interaction": st.fixed_dictionaries(
+            {"id": st.just("i") | json_values},
+            optional={"status": st.sampled_from(("in_progress", "requires_action", "completed",
+                                                 *TERMINAL_FAILURES, *UNPINNED_STATUSES)) | json_values,
+                      "usage": st.dictionaries(st.sampled_from(("total_tokens", "x")), json_values),
+                      "steps": st.lists(json_values, max_size=2)}),
+        "interaction_id": st.just("i") | json_values,
+        "status": st.sampled_from(("in_progress", "requires_action", "paused")) | json_values,
+    }
+    for key in draw(st.lists(st.sampled_from(sorted(fields)), unique=True, max_size=4)):
+        ev[key] = draw(fields[key])
+    return ev

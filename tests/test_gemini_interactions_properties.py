@@ -1,0 +1,414 @@
+"""Properties and a rule-based state machine for the Gemini Interactions v1 contract.
+
+The strategies model the protocol independently (``strategies.gemini_interactions``);
+only the parser's public API is imported here.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import assume, event, given
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    Bundle,
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    multiple,
+    precondition,
+    rule,
+)
+from jsonschema import Draft7Validator
+
+from contracts.errors import (
+    ContinuationError,
+    ContractError,
+    ProtocolViolation,
+    ProviderError,
+    StreamTruncated,
+    UnsupportedProviderState,
+)
+from contracts.gemini_interactions import (
+    GeminiInteractionsStream,
+    build_gemini_interactions_continuation,
+    build_gemini_interactions_stateless_continuation,
+    parse_events,
+    parse_interaction,
+)
+from contracts.results import ModelVisibleToolResult
+from strategies import gemini_interactions as gs
+
+SCHEMA_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "schemas" / "gemini_interactions"
+EVENT_SCHEMA = json.loads((SCHEMA_DIR / "event.json").read_text(encoding="utf-8"))
+VALIDATOR = Draft7Validator(EVENT_SCHEMA)
+USER_INPUT = {"type": "user_input", "content": [{"type": "text", "text": "question"}]}
+
+
+def _observe(rendered: gs.RenderedStream) -> None:
+    m = rendered.model
+    event(f"status={m.status}")
+    event(f"event_ids={m.with_event_ids}")
+    event(f"usage={'absent' if m.usage is None else sorted(m.usage)}")
+    if any(s.index < 0 for s in m.steps):
+        event("negative index")
+    if any(s.absent_argument_deltas for s in m.steps):
+        event("arguments_delta without arguments")
+    if any(s.type == "function_call" and not s.fragments for s in m.steps):
+        event("call completes from step.start arguments")
+    if any(e["event_type"] == "interaction.status_update" for e in rendered.events):
+        event("status_update present")
+    event(f"steps={len(m.steps)}")
+
+
+def _tools_for(calls: Any) -> list[dict[str, Any]]:
+    names = sorted({c.name for c in calls})
+    return [{"type": "function", "name": n, "parameters": {"type": "object"}} for n in names]
+
+
+@given(gs.rendered_streams())
+def test_valid_stream_releases_exactly_the_models_function_calls(rendered: gs.RenderedStream) -> None:
+    _observe(rendered)
+    turn = parse_events(rendered.events)
+    assert [(c.call_id, c.name, c.arguments) for c in turn.calls] == rendered.expected_calls()
+    assert [s["type"] for s in turn.steps] == [s.type for s in rendered.start_order]
+    assert turn.status == rendered.model.status
+    totals = turn.usage_totals()
+    for key, value in totals.items():
+        expected = (rendered.model.usage or {}).get(key)
+        assert value == expected  # absent is None, never 0
+
+
+@given(gs.rendered_streams())
+def test_rendered_events_validate_against_the_pinned_schemas(rendered: gs.RenderedStream) -> None:
+    for e in rendered.events:
+        errors = list(VALIDATOR.iter_errors(e))
+        assert not errors, (e, errors[0].message)
+    event(f"event kinds={len({e['event_type'] for e in rendered.events})}")
+
+
+@given(st.data())
+def test_identical_event_id_replay_is_idempotent(data: st.DataObject) -> None:
+    model = data.draw(gs.turn_models())
+    model.with_event_ids = True
+    rendered = data.draw(gs.rendered_streams(model))
+    replayed = data.draw(gs.replayed_same(rendered))
+    event(f"replayed {next(e['event_type'] for e in replayed if replayed.count(e) > 1)}")
+    assert parse_events(replayed).digest == parse_events(rendered.events).digest
+
+
+@given(st.data())
+def test_event_id_conflict_always_fails(data: st.DataObject) -> None:
+    model = data.draw(gs.turn_models())
+    model.with_event_ids = True
+    rendered = data.draw(gs.rendered_streams(model))
+    mutated = data.draw(gs.replayed_conflict(rendered))
+    event(f"conflict on {[e for e in mutated if 'x_conflict' in e][0]['event_type']}")
+    with pytest.raises(ProtocolViolation, match="different payload"):
+        parse_events(mutated)
+
+
+@given(st.data())
+def test_truncated_stream_releases_nothing(data: st.DataObject) -> None:
+    rendered = data.draw(gs.rendered_streams(min_calls=1))
+    cut = data.draw(gs.truncated(rendered))
+    event(f"cut after {cut[-1]['event_type'] if cut else 'nothing'}")
+    with pytest.raises(StreamTruncated):
+        parse_events(cut)
+
+
+@given(st.data())
+def test_step_outside_the_v1_union_fails_closed(data: st.DataObject) -> None:
+    rendered = data.draw(gs.rendered_streams())
+    mutated = data.draw(gs.with_foreign_step(rendered))
+    event(f"foreign step {[e for e in mutated if e.get('step', {}).get('id') == 'x'][0]['step']['type']}")
+    with pytest.raises(UnsupportedProviderState):
+        parse_events(mutated)
+
+
+@given(st.data())
+def test_delta_outside_the_v1_union_fails_closed(data: st.DataObject) -> None:
+    rendered = data.draw(gs.rendered_streams(min_calls=1))
+    mutated = data.draw(gs.with_foreign_delta(rendered))
+    kind = [e for e in mutated if e.get("delta", {}).get("arguments") == "{}"
+            and e["delta"]["type"] != "arguments_delta"][0]["delta"]["type"]
+    event(f"foreign delta {kind}")
+    with pytest.raises(UnsupportedProviderState):
+        parse_events(mutated)
+
+
+@given(st.data())
+def test_only_requires_action_releases_calls(data: st.DataObject) -> None:
+    rendered = data.draw(gs.rendered_streams(min_calls=1))
+    statuses = (*gs.TERMINAL_FAILURES, *gs.UNPINNED_STATUSES, "completed", "in_progress")
+    mutated = data.draw(gs.with_status(rendered, statuses))
+    status = mutated[-1]["interaction"]["status"]
+    event(f"terminal status {status!r}")
+    with pytest.raises((ProviderError, UnsupportedProviderState, ProtocolViolation)):
+        parse_events(mutated)
+
+
+@given(st.lists(gs.loose_events(), max_size=8))
+def test_event_shaped_garbage_raises_only_contract_errors(events: list[dict[str, Any]]) -> None:
+    try:
+        turn = parse_events([{"event_type": "interaction.created",
+                              "interaction": {"id": "i", "status": "in_progress"}}, *events])
+    except ContractError as exc:
+        event(f"rejected: {type(exc).__name__}")
+    else:
+        event("accepted")
+        assert turn.status == "requires_action" or not turn.calls
+
+
+@given(gs.rendered_streams(min_calls=1, other_types=("thought", "model_output")))
+def test_continuations_bind_exactly_the_turns_call_ids(rendered: gs.RenderedStream) -> None:
+    turn = parse_events(rendered.events)
+    results = [ModelVisibleToolResult(c.call_id, "ok") for c in reversed(turn.calls)]
+    body = build_gemini_interactions_continuation(
+        turn, results, model="m", tools=_tools_for(turn.calls), system_instruction=None,
+        generation_config=None, previous_interaction_was_stored=True, store=False)
+    assert [s["call_id"] for s in body["input"]] == [c.call_id for c in turn.calls]
+    has_other = any(s["type"] != "function_call" for s in turn.steps)
+    event(f"stream has non-call steps={has_other}")
+    if has_other:
+        with pytest.raises(ContinuationError):
+            build_gemini_interactions_stateless_continuation(
+                turn, results, model="m", tools=_tools_for(turn.calls), system_instruction=None,
+                generation_config=None, prior_input_steps=[USER_INPUT])
+
+
+@given(gs.rendered_streams(min_calls=1, other_types=("thought", "model_output")))
+def test_create_and_get_snapshots_never_duplicate_input_history(
+    rendered: gs.RenderedStream,
+) -> None:
+    create = parse_interaction(gs.interaction_object(rendered, "create", USER_INPUT),
+                               origin="create")
+    get = parse_interaction(gs.interaction_object(rendered, "get", USER_INPUT), origin="get")
+    results = [ModelVisibleToolResult(c.call_id, "r") for c in create.calls]
+    kw: dict[str, Any] = dict(model="m", tools=_tools_for(create.calls),
+                              system_instruction=None, generation_config=None)
+    a = build_gemini_interactions_stateless_continuation(
+        create, results, prior_input_steps=[USER_INPUT], **kw)
+    b = build_gemini_interactions_stateless_continuation(get, results, **kw)
+    event(f"steps replayed={len(a['input']) - 1 - len(results)}")
+    assert a["input"] == b["input"]
+    assert [s["type"] for s in a["input"]].count("user_input") == 1
+    assert [c.call_id for c in create.calls] == [c.call_id for c in get.calls]
+    with pytest.raises(ContinuationError):
+        build_gemini_interactions_stateless_continuation(
+            get, results, prior_input_steps=[USER_INPUT], **kw)
+
+
+# --------------------------------------------------------------------- state machine
+
+PINNED_TERMINALS = ("requires_action", "completed", "failed", "cancelled", "incomplete")
+
+
+class GeminiStreamMachine(RuleBasedStateMachine):
+    """Drives one stream event by event against an independent model of the turn."""
+
+    delivered = Bundle("delivered")
+
+    @initialize(target=delivered, interaction_id=gs.opaque_ids)
+    def start(self, interaction_id: str) -> dict[str, Any]:
+        self.stream = GeminiInteractionsStream()
+        self.iid = interaction_id
+        self.n = 0
+        self.used_indexes: set[int] = set()
+        self.open: dict[int, gs.StepModel] = {}
+        self.pending: dict[int, list[str]] = {}
+        self.order: list[gs.StepModel] = []
+        self.dead = False
+        self.completed_status: str | None = None
+        self.closed = False
+        self.turn: Any = None
+        return self._feed("interaction.created",
+                          interaction={"id": interaction_id, "status": "in_progress"})
+
+    def _feed(self, kind: str, **fields: Any) -> dict[str, Any]:
+        ev = {"event_type": kind, "event_id": f"id-{self.n}", **fields}
+        self.n += 1
+        self.stream.feed(copy.deepcopy(ev))
+        return ev
+
+    def _alive(self) -> bool:
+        return not self.dead and self.completed_status is None
+
+    @precondition(lambda self: self._alive())
+    @rule(target=delivered, step_type=st.sampled_from(("function_call", "thought", "model_output"))
+          | st.sampled_from(gs.V1_STEP_TYPES),
+          index=gs.INT32,
+          data=st.data())
+    def start_step(self, step_type: str, index: int, data: st.DataObject) -> dict[str, Any]:
+        assume(index not in self.used_indexes)
+        self.used_indexes.add(index)
+        if step_type == "function_call":
+            step = data.draw(gs.function_call_steps(index, f"call-{self.n}"))
+        else:
+            step = gs.StepModel(type=step_type, index=index, call_id=f"s-{self.n}",
+                                text=data.draw(st.text(max_size=6)))
+        self.open[index] = step
+        self.pending[index] = [json.dumps(d) for d in step.deltas()]
+        self.order.append(step)
+        event(f"start {step_type}")
+        return self._feed("step.start", index=index, step=step.start_step())
+
+    @precondition(lambda self: self._alive() and any(self.pending.values()))
+    @rule(target=delivered, data=st.data())
+    def delta(self, data: st.DataObject) -> dict[str, Any]:
+        index = data.draw(st.sampled_from(sorted(i for i, p in self.pending.items() if p)))
+        return self._feed("step.delta", index=index, delta=json.loads(self.pending[index].pop(0)))
+
+    @precondition(lambda self: self._alive()
+                  and any(not self.pending[i] for i in self.open))
+    @rule(target=delivered, data=st.data())
+    def stop(self, data: st.DataObject) -> dict[str, Any]:
+        index = data.draw(st.sampled_from(sorted(i for i in self.open if not self.pending[i])))
+        del self.open[index]
+        return self._feed("step.stop", index=index)
+
+    @precondition(lambda self: self._alive() and bool(self.open))
+    @rule(target=delivered)
+    def drain(self) -> Any:
+        """Deliver every pending delta and stop every open step (round-robin)."""
+        fed: list[dict[str, Any]] = []
+        while any(self.pending[i] for i in self.open):
+            for index in sorted(self.open):
+                if self.pending[index]:
+                    fed.append(self._feed("step.delta", index=index,
+                                          delta=json.loads(self.pending[index].pop(0))))
+        for index in sorted(self.open):
+            fed.append(self._feed("step.stop", index=index))
+        self.open.clear()
+        return multiple(*fed)
+
+    @precondition(lambda self: self._alive())
+    @rule(target=delivered, status=st.sampled_from(("in_progress", *PINNED_TERMINALS)))
+    def status_update(self, status: str) -> dict[str, Any]:
+        event("status_update")
+        return self._feed("interaction.status_update", interaction_id=self.iid, status=status)
+
+    @rule(ev=delivered)
+    def replay_identical(self, ev: dict[str, Any]) -> None:
+        """Redelivery: a no-op while usable, an error once poisoned or closed."""
+        if self.dead or self.closed:
+            with pytest.raises(ContractError):
+                self.stream.feed(copy.deepcopy(ev))
+            return
+        event(f"replay {ev['event_type']}")
+        self.stream.feed(copy.deepcopy(ev))
+
+    @precondition(lambda self: not self.dead and not self.closed)
+    @rule(ev=delivered, roll=st.integers(0, 15))
+    def replay_conflicting(self, ev: dict[str, Any], roll: int) -> None:
+        if roll != 7:
+            return  # destructive rules fire rarely, so turns get long
+        other = copy.deepcopy(ev)
+        other["x_other"] = 1
+        event("conflict")
+        with pytest.raises(ProtocolViolation):
+            self.stream.feed(other)
+        self.dead = True
+
+    @precondition(lambda self: self._alive()
+                  and any(s.type == "function_call" for s in self.order))
+    @rule()
+    def finish_tool_turn(self) -> None:
+        """Shortcut to the interesting terminal: drain open steps, then requires_action."""
+        if self.open:
+            self.drain()
+        event("finish tool turn")
+        self._feed("interaction.completed",
+                   interaction={"id": self.iid, "status": "requires_action"})
+        self.completed_status = "requires_action"
+
+    @precondition(lambda self: self._alive() and not self.open)
+    @rule(status=st.sampled_from((*PINNED_TERMINALS, "budget_exceeded")), roll=st.integers(0, 4))
+    def complete(self, status: str, roll: int) -> None:
+        n_calls = sum(1 for s in self.order if s.type == "function_call")
+        if not n_calls and roll < 4:
+            return  # let turns with calls be generated more often than empty ones
+        if roll != 2:  # mostly the status the model's steps call for
+            status = "requires_action" if n_calls else "completed"
+        event(f"terminal {status} calls={bool(n_calls)}")
+        ev = {"event_type": "interaction.completed", "event_id": f"id-{self.n}",
+              "interaction": {"id": self.iid, "status": status}}
+        self.n += 1
+        ok = (status == "requires_action" and n_calls) or (status == "completed" and not n_calls)
+        if ok:
+            self.stream.feed(ev)
+            self.completed_status = status
+        else:
+            with pytest.raises(ContractError):
+                self.stream.feed(ev)
+            self.dead = True
+
+    @precondition(lambda self: not self.dead and not self.closed)
+    @rule(roll=st.integers(0, 15))
+    def close(self, roll: int) -> None:
+        if self.completed_status is None:
+            if roll != 7:  # hypothesis favours 0; fire on a middle value, rarely
+                return
+            event("truncated close")
+            with pytest.raises(StreamTruncated):
+                self.stream.close()
+            self.dead = True
+            return
+        self.turn = self.stream.close()
+        self.closed = True
+        model_calls = [(s.call_id, s.name, s.arguments) for s in self.order
+                       if s.type == "function_call"]
+        got = [(c.call_id, c.name, c.arguments) for c in self.turn.calls]
+        assert got == (model_calls if self.turn.status == "requires_action" else [])
+        if self.turn.status == "requires_action":
+            self._check_snapshot_history()
+
+    def _check_snapshot_history(self) -> None:
+        steps = [s.snapshot_step() for s in self.order]
+        base = {"id": self.iid, "status": "requires_action"}
+        if any(s.type in ("user_input", "function_result") for s in self.order):
+            event("input steps in the stream: no create snapshot")
+            with pytest.raises(ProtocolViolation):
+                parse_interaction({**base, "steps": steps}, origin="create")
+            return
+        create = parse_interaction({**base, "steps": steps}, origin="create")
+        get = parse_interaction({**base, "steps": [USER_INPUT, *steps]}, origin="get")
+        results = [ModelVisibleToolResult(c.call_id, "r") for c in create.calls]
+        kw: dict[str, Any] = dict(model="m", tools=_tools_for(create.calls),
+                                  system_instruction=None, generation_config=None)
+        replayable = all(s.type in ("function_call", "thought", "model_output")
+                         for s in self.order)
+        if not replayable:
+            event("snapshot holds hosted/input steps: fails closed")
+            for snap, prior in ((create, [USER_INPUT]), (get, None)):
+                with pytest.raises(ContinuationError):
+                    build_gemini_interactions_stateless_continuation(
+                        snap, results, prior_input_steps=prior, **kw)
+            return
+        event("create vs GET continuation")
+        a = build_gemini_interactions_stateless_continuation(
+            create, results, prior_input_steps=[USER_INPUT], **kw)
+        b = build_gemini_interactions_stateless_continuation(get, results, **kw)
+        assert a["input"] == b["input"]
+        assert sum(1 for s in a["input"] if s["type"] == "user_input") == 1
+        with pytest.raises(ContinuationError):
+            build_gemini_interactions_stateless_continuation(
+                get, results, prior_input_steps=[USER_INPUT], **kw)
+
+    @invariant()
+    def nothing_executable_unless_requires_action(self) -> None:
+        if self.turn is not None and self.turn.status != "requires_action":
+            assert self.turn.calls == ()
+
+    @invariant()
+    def poisoned_stream_stays_poisoned(self) -> None:
+        if self.dead:
+            with pytest.raises(ContractError):
+                self.stream.close()
+
+
+TestGeminiStreamMachine = GeminiStreamMachine.TestCase
