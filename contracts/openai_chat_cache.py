@@ -1,0 +1,177 @@
+"""Cache codec and cache identity for OpenAI Chat Completions snapshots (design 6).
+
+:func:`encode` serializes a :class:`~contracts.openai_chat.ChatCompletionSnapshot`
+into a self-describing cache entry; :func:`decode` validates an entry and rebuilds
+the snapshot, or raises :class:`CacheMiss`. Decoding applies the same message
+checks and value predicate as the aggregator
+(:func:`contracts.openai_chat.validate_message`, :func:`contracts.openai_chat.has_product`):
+a missing, null, malformed or product-less entry is a miss, never a fabricated
+success. Decoded snapshots are fresh objects that share nothing with the entry or
+with other decodes.
+
+:func:`cache_key` derives the key from a caller-supplied request identity (a JSON
+value: messages, tools, sampling and source fingerprints as the gateway defines
+them). The response mode enters the key only when it is not the default ``"text"``,
+so the default key is byte-identical to the key computed without a mode, and the
+two modes never share a key.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final
+
+from . import strict_json
+from .digest import canonical_digest
+from .errors import ContractError, ProtocolViolation
+from .openai_chat import (
+    CONTRACT_REVISION,
+    ChatCompletionSnapshot,
+    copy_json,
+    has_product,
+    validate_message,
+)
+
+__all__ = [
+    "CACHE_FORMAT",
+    "DEFAULT_RESPONSE_MODE",
+    "RESPONSE_MODES",
+    "CacheMiss",
+    "cache_key",
+    "cache_key_object",
+    "decode",
+    "encode",
+    "try_decode",
+]
+
+#: The entry format tag; an entry with another tag is a miss.
+CACHE_FORMAT: Final = "pcfuzz-openai-chat-cache/1"
+
+#: Response modes of a chat request; the first is the default (legacy text) mode.
+RESPONSE_MODES: Final[dict[str, tuple[str, ...]]] = {"2026-07-21": ("text", "openai")}
+DEFAULT_RESPONSE_MODE: Final = RESPONSE_MODES[CONTRACT_REVISION][0]
+
+# Exact key sets of an entry and of its completion object.
+_ENTRY_KEYS: Final = frozenset({"format", "completion"})
+_COMPLETION_KEYS: Final = frozenset({"message", "finish_reason", "response_id", "usage"})
+
+
+class CacheMiss(ContractError):
+    """A cache entry that cannot be replayed as a successful completion."""
+
+
+def _check_snapshot(snapshot: ChatCompletionSnapshot) -> None:
+    validate_message(snapshot.message, where="completion.message")
+    if not has_product(snapshot.message):
+        raise ProtocolViolation(
+            "completion.message has no product (no non-empty content, no tool call)"
+        )
+    for name in ("finish_reason", "response_id"):
+        value = getattr(snapshot, name)
+        if value is not None and not isinstance(value, str):
+            raise ProtocolViolation(f"completion.{name} must be a string or null")
+    if snapshot.usage is not None and not isinstance(snapshot.usage, dict):
+        raise ProtocolViolation("completion.usage must be an object or null")
+
+
+def encode(snapshot: ChatCompletionSnapshot) -> bytes:
+    """Serialize a valid snapshot to UTF-8 JSON bytes (key order preserved).
+
+    Only a snapshot the aggregator could have produced is written: raises
+    :class:`ProtocolViolation` for a non-snapshot, an invalid message, a message
+    without a product, non-JSON values or text that is not UTF-8 encodable (lone
+    surrogates), and :class:`~contracts.errors.LimitExceeded` for excessive nesting.
+    """
+    if not isinstance(snapshot, ChatCompletionSnapshot):
+        raise ProtocolViolation(
+            f"expected a ChatCompletionSnapshot, got {type(snapshot).__name__}"
+        )
+    _check_snapshot(snapshot)
+    entry = {"format": CACHE_FORMAT, "completion": snapshot.to_dict()}
+    text = json.dumps(entry, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ProtocolViolation(
+            f"snapshot text is not UTF-8 encodable at character {exc.start}"
+        ) from exc
+
+
+def decode(data: bytes | str) -> ChatCompletionSnapshot:
+    """Validate a cache entry and return a fresh snapshot.
+
+    Raises :class:`CacheMiss` (saying why) for anything that is not a complete,
+    valid entry of :data:`CACHE_FORMAT` with a product: invalid JSON, a wrong
+    container or format tag, missing/extra keys, a null or malformed completion,
+    an invalid message or tool, or neither a complete tool nor non-empty content.
+    """
+    try:
+        entry = strict_json.loads(data)
+    except ContractError as exc:
+        raise CacheMiss(f"entry is not strict JSON: {exc.message}") from exc
+    if not isinstance(entry, dict) or set(entry) != _ENTRY_KEYS:
+        raise CacheMiss("entry must be an object with exactly 'format' and 'completion'")
+    if entry["format"] != CACHE_FORMAT:
+        raise CacheMiss(f"entry format is not {CACHE_FORMAT!r}")
+    completion = entry["completion"]
+    if not isinstance(completion, dict) or set(completion) != _COMPLETION_KEYS:
+        raise CacheMiss(
+            "completion must be an object with exactly message, finish_reason, "
+            "response_id and usage"
+        )
+    message = completion["message"]
+    finish_reason = completion["finish_reason"]
+    response_id = completion["response_id"]
+    usage = completion["usage"]
+    if finish_reason is not None and not isinstance(finish_reason, str):
+        raise CacheMiss("completion.finish_reason must be a string or null")
+    if response_id is not None and not isinstance(response_id, str):
+        raise CacheMiss("completion.response_id must be a string or null")
+    if usage is not None and not isinstance(usage, dict):
+        raise CacheMiss("completion.usage must be an object or null")
+    try:
+        validate_message(message, where="completion.message")
+    except ContractError as exc:
+        raise CacheMiss(exc.message) from exc
+    if not has_product(message):
+        raise CacheMiss("completion.message has no product: not replayed as a success")
+    return ChatCompletionSnapshot(
+        message=message, finish_reason=finish_reason, response_id=response_id, usage=usage
+    )
+
+
+def try_decode(data: bytes | str) -> ChatCompletionSnapshot | None:
+    """:func:`decode`, with ``None`` for a miss. Raises nothing else."""
+    try:
+        return decode(data)
+    except CacheMiss:
+        return None
+
+
+def cache_key_object(
+    identity: object, *, response_mode: str = DEFAULT_RESPONSE_MODE
+) -> dict[str, Any]:
+    """The JSON object a cache key is the digest of.
+
+    ``{"request": identity}`` for the default mode, plus ``"response_mode"`` for any
+    other known mode. Raises :class:`ProtocolViolation` for an unknown mode or an
+    identity that is not a JSON value with string keys and finite numbers.
+    """
+    modes = RESPONSE_MODES[CONTRACT_REVISION]
+    if not isinstance(response_mode, str) or response_mode not in modes:
+        raise ProtocolViolation(
+            f"unknown response mode {response_mode[:40]!r}" if isinstance(response_mode, str)
+            else f"response mode must be a string, got {type(response_mode).__name__}"
+        )
+    key: dict[str, Any] = {"request": copy_json(identity, what="identity")}
+    if response_mode != DEFAULT_RESPONSE_MODE:
+        key["response_mode"] = response_mode
+    return key
+
+
+def cache_key(identity: object, *, response_mode: str = DEFAULT_RESPONSE_MODE) -> str:
+    """Hex SHA-256 of the canonical JSON of :func:`cache_key_object`.
+
+    Raises what :func:`cache_key_object` raises.
+    """
+    return canonical_digest(cache_key_object(identity, response_mode=response_mode))
