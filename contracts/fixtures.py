@@ -1,0 +1,393 @@
+"""Fixture files: strict JSON with pinned provenance metadata and a non-empty event list.
+
+A fixture (format ``pcfuzz-fixture/1``, documented in ``fixtures/README.md``) is a
+JSON object with exactly these keys: ``format``, ``contract``, ``provider``,
+``api_family``, ``api_version``, ``contract_revision``, ``projection_layer``,
+``sdk_baseline`` (``package`` and ``version``), ``reviewed``, ``sources``,
+``checked`` and ``events``. :func:`load_fixture` parses it with
+:func:`contracts.strict_json.loads`, checks every key and type, pins each
+contract's metadata from :data:`CONTRACT_PINS` (a Gemini fixture must say API
+version ``v1``, never ``v1beta``), validates every source URL with
+:func:`contracts.provenance.validate_source_url` for the fixture's provider, and
+rejects an empty event list or an event that is not a JSON object.
+
+Every rejection is a :class:`~contracts.errors.FixtureError`, chained
+(``__cause__``) to the underlying ``StrictJSONError``, ``LimitExceeded``,
+``SourceURLError`` or ``OSError`` when there is one.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date
+from types import MappingProxyType
+from typing import Any
+
+from .errors import ContractError, FixtureError, LimitExceeded
+from .provenance import validate_source_url
+from .strict_json import loads
+
+__all__ = [
+    "FIXTURE_FORMAT",
+    "FIXTURE_KEYS",
+    "SDK_BASELINE_KEYS",
+    "PROJECTION_LAYERS",
+    "MAX_FIXTURE_BYTES",
+    "MAX_SOURCES",
+    "MAX_CHECKED_CHARS",
+    "ContractPin",
+    "CONTRACT_PINS",
+    "Fixture",
+    "load_fixture",
+    "load_fixture_bytes",
+]
+
+FIXTURE_FORMAT = "pcfuzz-fixture/1"
+
+#: Exactly these top-level keys; a missing or an unknown key is a FixtureError.
+FIXTURE_KEYS: frozenset[str] = frozenset(
+    {
+        "format",
+        "contract",
+        "provider",
+        "api_family",
+        "api_version",
+        "contract_revision",
+        "projection_layer",
+        "sdk_baseline",
+        "reviewed",
+        "sources",
+        "checked",
+        "events",
+    }
+)
+SDK_BASELINE_KEYS: frozenset[str] = frozenset({"package", "version"})
+
+#: Every projection layer name the format knows. A known name can still be unpinned
+#: for a contract (``wire-sse-bytes`` is pinned for none at revision 2026-07-21).
+PROJECTION_LAYERS: frozenset[str] = frozenset(
+    {"typed-sse-projection", "wire-sse-envelope-projection", "wire-sse-bytes"}
+)
+
+#: A fixture file larger than this is rejected before it is parsed.
+MAX_FIXTURE_BYTES = 8_000_000
+MAX_SOURCES = 64
+MAX_CHECKED_CHARS = 20_000
+
+
+@dataclass(frozen=True, slots=True)
+class ContractPin:
+    """What a fixture of one contract must declare at one contract revision."""
+
+    provider: str
+    api_family: str
+    api_version: str
+    projection_layers: frozenset[str]
+    sdk_package: str
+    sdk_version: str
+
+
+#: ``CONTRACT_PINS[contract_revision][contract]``: a later revision sits beside this one.
+CONTRACT_PINS: Mapping[str, Mapping[str, ContractPin]] = MappingProxyType(
+    {
+        "2026-07-21": MappingProxyType(
+            {
+                "openai-responses": ContractPin(
+                    provider="openai",
+                    api_family="responses",
+                    api_version="v1",
+                    projection_layers=frozenset({"typed-sse-projection"}),
+                    sdk_package="openai",
+                    sdk_version="2.46.0",
+                ),
+                "anthropic-messages": ContractPin(
+                    provider="anthropic",
+                    api_family="messages",
+                    # The anthropic-version request header of the pinned wire contract.
+                    api_version="2023-06-01",
+                    projection_layers=frozenset({"wire-sse-envelope-projection"}),
+                    sdk_package="anthropic",
+                    sdk_version="0.117.0",
+                ),
+                "gemini-interactions": ContractPin(
+                    provider="google",
+                    api_family="interactions",
+                    # Interactions is GA in v1; a v1beta union is a different contract.
+                    api_version="v1",
+                    projection_layers=frozenset({"typed-sse-projection"}),
+                    sdk_package="google-genai",
+                    sdk_version="2.12.1",
+                ),
+                "openai-chat": ContractPin(
+                    provider="openai",
+                    api_family="chat-completions",
+                    api_version="v1",
+                    projection_layers=frozenset({"typed-sse-projection"}),
+                    sdk_package="openai",
+                    sdk_version="2.46.0",
+                ),
+            }
+        )
+    }
+)
+
+# Fields checked against the pin, in the order they are checked (contract first).
+_PINNED_FIELDS: tuple[tuple[str, str], ...] = (
+    ("provider", "provider"),
+    ("api_family", "api_family"),
+    ("api_version", "api_version"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Fixture:
+    """A loaded fixture whose metadata matched its contract's pins.
+
+    ``sources`` is a tuple of accepted official URLs; ``events`` is the list of
+    event objects (dicts) exactly as parsed, in file order.
+    """
+
+    contract: str
+    provider: str
+    api_family: str
+    api_version: str
+    contract_revision: str
+    projection_layer: str
+    sdk_package: str
+    sdk_version: str
+    reviewed: str
+    sources: tuple[str, ...]
+    checked: str
+    events: list[dict[str, Any]]
+
+
+class _Fail:
+    __slots__ = ("_origin",)
+
+    def __init__(self, origin: str) -> None:
+        self._origin = origin
+
+    def __call__(self, message: str, field: str) -> FixtureError:
+        return FixtureError(f"fixture {self._origin}: {message}", where=field)
+
+
+def _string(document: Mapping[str, Any], key: str, fail: _Fail) -> str:
+    value = document[key]
+    if not isinstance(value, str):
+        raise fail(f"{key} must be a string, got {type(value).__name__}", key)
+    return value
+
+
+def _pinned(value: str, expected: str, field: str, contract: str, fail: _Fail) -> None:
+    if value != expected:
+        raise fail(
+            f"{field} must be {expected!r} for contract {contract!r}, got {value!r}",
+            field,
+        )
+
+
+def _check_keys(found: Mapping[str, Any], wanted: frozenset[str], where: str, fail: _Fail) -> None:
+    missing = sorted(wanted - found.keys())
+    if missing:
+        raise fail(f"missing key {missing[0]!r} in {where}", where)
+    unknown = sorted(found.keys() - wanted)
+    if unknown:
+        raise fail(f"unknown key {unknown[0]!r} in {where}", where)
+
+
+def _check_reviewed(value: str, revision: str, fail: _Fail) -> None:
+    shape = value[:4] + value[5:7] + value[8:]
+    if (
+        len(value) != 10
+        or value[4] != "-"
+        or value[7] != "-"
+        or any(c not in "0123456789" for c in shape)
+    ):
+        raise fail(f"reviewed must be a date YYYY-MM-DD, got {value!r}", "reviewed")
+    try:
+        reviewed = date.fromisoformat(value)
+    except ValueError as exc:
+        raise fail(f"reviewed is not a valid date: {value!r}", "reviewed") from exc
+    if reviewed < date.fromisoformat(revision):
+        raise fail(
+            f"reviewed {value} is before contract revision {revision}", "reviewed"
+        )
+
+
+def _check_sources(
+    value: Any, provider: str, allow_local: bool, fail: _Fail
+) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        raise fail(f"sources must be a list, got {type(value).__name__}", "sources")
+    if not value:
+        raise fail("sources must name at least one official URL", "sources")
+    if len(value) > MAX_SOURCES:
+        raise fail(f"sources has {len(value)} entries (limit {MAX_SOURCES})", "sources")
+    seen: set[str] = set()
+    for index, url in enumerate(value):
+        field = f"sources[{index}]"
+        if not isinstance(url, str):
+            raise fail(f"{field} must be a string, got {type(url).__name__}", field)
+        if url in seen:
+            raise fail(f"{field} repeats source {url!r}", field)
+        seen.add(url)
+        try:
+            validate_source_url(
+                url, provider=provider, allow_local_source_urls=allow_local
+            )
+        except ContractError as exc:
+            raise fail(f"{field} is not an accepted source: {exc}", field) from exc
+    return tuple(value)
+
+
+def _check_events(value: Any, fail: _Fail) -> list[dict[str, Any]]:
+    if not isinstance(value, list):
+        raise fail(f"events must be a list, got {type(value).__name__}", "events")
+    if not value:
+        raise fail("events must not be empty", "events")
+    for index, event in enumerate(value):
+        if not isinstance(event, dict):
+            raise fail(
+                f"event {index} must be a JSON object, got {type(event).__name__}",
+                f"events[{index}]",
+            )
+    return value
+
+
+def load_fixture_bytes(
+    data: bytes,
+    *,
+    allow_local_source_urls: bool = False,
+    origin: str = "<bytes>",
+) -> Fixture:
+    """Parse and check a fixture document given as bytes (no I/O).
+
+    ``origin`` names the document in error messages. Raises
+    :class:`~contracts.errors.FixtureError` (only), chained to the underlying
+    ``StrictJSONError`` / ``LimitExceeded`` / ``SourceURLError`` when there is one.
+    """
+    fail = _Fail(origin if isinstance(origin, str) else "<bytes>")
+    if not isinstance(allow_local_source_urls, bool):
+        raise fail("allow_local_source_urls must be a bool", "allow_local_source_urls")
+    if not isinstance(data, (bytes, bytearray)):
+        raise fail(f"fixture data must be bytes, got {type(data).__name__}", "document")
+    if len(data) > MAX_FIXTURE_BYTES:
+        limit = LimitExceeded(f"fixture is larger than {MAX_FIXTURE_BYTES} bytes")
+        raise fail(str(limit), "document") from limit
+    try:
+        document = loads(bytes(data))
+    except ContractError as exc:
+        raise fail(f"not strict JSON: {exc}", "document") from exc
+    if not isinstance(document, dict):
+        raise fail(
+            f"top level must be a JSON object, got {type(document).__name__}", "document"
+        )
+    _check_keys(document, FIXTURE_KEYS, "document", fail)
+
+    fmt = _string(document, "format", fail)
+    if fmt != FIXTURE_FORMAT:
+        raise fail(f"format must be {FIXTURE_FORMAT!r}, got {fmt!r}", "format")
+    revision = _string(document, "contract_revision", fail)
+    pins = CONTRACT_PINS.get(revision)
+    if pins is None:
+        raise fail(
+            f"contract_revision {revision!r} is not pinned "
+            f"(pinned: {', '.join(sorted(CONTRACT_PINS))})",
+            "contract_revision",
+        )
+    contract = _string(document, "contract", fail)
+    pin = pins.get(contract)
+    if pin is None:
+        raise fail(
+            f"unknown contract {contract!r} at revision {revision} "
+            f"(known: {', '.join(sorted(pins))})",
+            "contract",
+        )
+    values: dict[str, str] = {}
+    for key, attribute in _PINNED_FIELDS:
+        values[key] = _string(document, key, fail)
+        _pinned(values[key], getattr(pin, attribute), key, contract, fail)
+
+    layer = _string(document, "projection_layer", fail)
+    if layer not in PROJECTION_LAYERS:
+        raise fail(
+            f"unknown projection_layer {layer!r} "
+            f"(known: {', '.join(sorted(PROJECTION_LAYERS))})",
+            "projection_layer",
+        )
+    if layer not in pin.projection_layers:
+        raise fail(
+            f"projection_layer {layer!r} is not pinned for contract {contract!r} "
+            f"(pinned: {', '.join(sorted(pin.projection_layers))})",
+            "projection_layer",
+        )
+
+    baseline = document["sdk_baseline"]
+    if not isinstance(baseline, dict):
+        raise fail(
+            f"sdk_baseline must be an object, got {type(baseline).__name__}",
+            "sdk_baseline",
+        )
+    _check_keys(baseline, SDK_BASELINE_KEYS, "sdk_baseline", fail)
+    for key, expected in (("package", pin.sdk_package), ("version", pin.sdk_version)):
+        got = baseline[key]
+        field = f"sdk_baseline.{key}"
+        if not isinstance(got, str):
+            raise fail(f"{field} must be a string, got {type(got).__name__}", field)
+        _pinned(got, expected, field, contract, fail)
+
+    reviewed = _string(document, "reviewed", fail)
+    _check_reviewed(reviewed, revision, fail)
+    checked = _string(document, "checked", fail)
+    if not checked.strip():
+        raise fail("checked must say what was checked against which reference", "checked")
+    if len(checked) > MAX_CHECKED_CHARS:
+        raise fail(
+            f"checked is {len(checked)} characters long (limit {MAX_CHECKED_CHARS})",
+            "checked",
+        )
+    sources = _check_sources(
+        document["sources"], pin.provider, allow_local_source_urls, fail
+    )
+    events = _check_events(document["events"], fail)
+    return Fixture(
+        contract=contract,
+        provider=values["provider"],
+        api_family=values["api_family"],
+        api_version=values["api_version"],
+        contract_revision=revision,
+        projection_layer=layer,
+        sdk_package=pin.sdk_package,
+        sdk_version=pin.sdk_version,
+        reviewed=reviewed,
+        sources=sources,
+        checked=checked,
+        events=events,
+    )
+
+
+def load_fixture(
+    path: str | os.PathLike[str], *, allow_local_source_urls: bool = False
+) -> Fixture:
+    """Read the fixture file at ``path`` and check it (see :func:`load_fixture_bytes`).
+
+    Raises :class:`~contracts.errors.FixtureError` (only): a missing or unreadable
+    file is chained to its ``OSError``; a file larger than
+    :data:`MAX_FIXTURE_BYTES` is rejected without reading the rest.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise FixtureError(
+            f"fixture path must be str or os.PathLike, got {type(path).__name__}",
+            where="path",
+        )
+    try:
+        origin = os.fsdecode(path)
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_FIXTURE_BYTES + 1)
+    except (OSError, TypeError, ValueError) as exc:
+        raise FixtureError(f"cannot read fixture {path!r}: {exc}", where="path") from exc
+    return load_fixture_bytes(
+        data, allow_local_source_urls=allow_local_source_urls, origin=origin
+    )

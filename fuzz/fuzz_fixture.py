@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Atheris target: arbitrary bytes into ``contracts.fixtures.load_fixture_bytes``.
+
+The whole input is the fixture document (so valid fixtures are natural seeds). It is
+loaded without and then with ``allow_local_source_urls=True``. Only ``FixtureError``
+may escape the loader. The oracle:
+
+- the opt-in only opens: a document accepted without it is accepted, equal, with it;
+- an accepted fixture declares exactly the metadata the format documentation pins
+  for its contract (an independent table, not the loader's), has a non-empty list
+  of object events, and every source re-parsed by ``urllib.parse.urlsplit`` is on
+  an official host of the fixture's provider (or loopback with the opt-in).
+
+A broken oracle raises ``RuntimeError`` (a crash; not ``assert``, which ``-O`` strips).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import atheris
+
+with atheris.instrument_imports():
+    from contracts.errors import FixtureError
+    from contracts.fixtures import Fixture, load_fixture_bytes
+
+# Harness code (independent models); not instrumented.
+from strategies.fixture_docs import EXPECTED, REVISION
+from strategies.source_urls import accepted_url_problem
+
+
+def check_fixture(fixture: Fixture, allow_local: bool) -> None:
+    """Raise ``RuntimeError`` if an accepted fixture breaks a documented rule."""
+    exp = EXPECTED.get(fixture.contract)
+    if exp is None:
+        raise RuntimeError(f"accepted unknown contract {fixture.contract!r}")
+    declared = (
+        fixture.provider, fixture.api_family, fixture.api_version,
+        fixture.projection_layer, fixture.sdk_package, fixture.sdk_version,
+        fixture.contract_revision,
+    )
+    pinned = (
+        exp.provider, exp.api_family, exp.api_version, exp.projection_layer,
+        exp.sdk_package, exp.sdk_version, REVISION,
+    )
+    if declared != pinned:
+        raise RuntimeError(f"accepted metadata {declared} differs from the pin {pinned}")
+    if not fixture.events or not all(isinstance(e, dict) for e in fixture.events):
+        raise RuntimeError("accepted an empty event list or a non-object event")
+    if not fixture.sources:
+        raise RuntimeError("accepted a fixture without sources")
+    for url in fixture.sources:
+        problem = accepted_url_problem(url, fixture.provider, allow_local)
+        if problem is not None:
+            raise RuntimeError(f"accepted source {url!r}: {problem}")
+
+
+def TestOneInput(data: bytes) -> None:
+    try:
+        strict = load_fixture_bytes(data)
+    except FixtureError:
+        strict = None
+    try:
+        opened = load_fixture_bytes(data, allow_local_source_urls=True)
+    except FixtureError as exc:
+        if strict is not None:
+            raise RuntimeError(
+                "the loopback opt-in rejected a fixture accepted without it"
+            ) from exc
+        return
+    if strict is not None:
+        if strict != opened:
+            raise RuntimeError("the loopback opt-in changed an accepted fixture")
+        check_fixture(strict, allow_local=False)
+    check_fixture(opened, allow_local=True)
+
+
+def main() -> None:
+    atheris.Setup(sys.argv, TestOneInput)
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()

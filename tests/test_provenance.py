@@ -1,0 +1,676 @@
+"""Source-URL provenance: red-team examples first, then properties.
+
+Rules (see docs/provenance.md): official documentation hosts and the provider's SDK
+repository only; https only; no userinfo, port or query; exact lowercase ASCII hosts;
+path hygiene segment by segment; characters a WHATWG parser strips or rewrites are
+rejected; loopback only with an explicit opt-in.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from hypothesis import event, given
+from hypothesis import strategies as st
+
+from contracts.errors import ContractError, SourceURLError
+from contracts.provenance import MAX_URL_LENGTH, validate_source_url
+from strategies.source_urls import (
+    ATTACKS,
+    DOC_HOSTS,
+    PROVIDERS,
+    SDK_REPOSITORIES,
+    accepted_url_problem,
+    attacked_source_urls,
+    loopback_source_urls,
+    official_source_urls,
+    url_like_text,
+)
+
+OPENAI_REPO = "https://github.com/openai/openai-python"
+ANTHROPIC_REPO = "https://github.com/anthropics/anthropic-sdk-python"
+GOOGLE_REPO = "https://github.com/googleapis/python-genai"
+
+
+def rejected(url: object, provider: str = "openai", **kwargs: object) -> SourceURLError:
+    with pytest.raises(SourceURLError) as info:
+        validate_source_url(url, provider=provider, **kwargs)  # type: ignore[arg-type]
+    return info.value
+
+
+# --- accepted ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("provider", "url"),
+    [
+        ("openai", "https://platform.openai.com/docs/api-reference/responses-streaming"),
+        ("openai", "https://developers.openai.com/api/docs/guides/function-calling"),
+        ("openai", OPENAI_REPO),
+        ("openai", OPENAI_REPO + "/blob/v2.46.0/src/openai/types/responses/"
+                                "response_stream_event.py#L1-L40"),
+        ("anthropic", "https://docs.anthropic.com/en/api/messages-streaming"),
+        ("anthropic", "https://docs.claude.com/en/docs/build-with-claude/streaming"),
+        ("anthropic", "https://platform.claude.com/docs/en/api/messages"),
+        ("anthropic", ANTHROPIC_REPO + "/tree/v0.117.0/src/anthropic/types"),
+        ("google", "https://ai.google.dev/gemini-api/docs/interactions#streaming"),
+        ("google", GOOGLE_REPO + "/blob/v2.12.1/google/genai/interactions.py"),
+        ("google", GOOGLE_REPO + "/compare/v2.12.0...v2.12.1"),
+        ("google", "https://ai.google.dev/api/interactions%3Astream"),
+    ],
+)
+def test_official_source_is_accepted_unchanged(provider: str, url: str) -> None:
+    assert validate_source_url(url, provider=provider) is url
+
+
+def test_every_documented_host_and_repository_is_accepted() -> None:
+    for provider in PROVIDERS:
+        for host in DOC_HOSTS[provider]:
+            url = f"https://{host}/docs"
+            assert validate_source_url(url, provider=provider) == url
+        owner, repo = SDK_REPOSITORIES[provider]
+        url = f"https://github.com/{owner}/{repo}/releases"
+        assert validate_source_url(url, provider=provider) == url
+
+
+# --- userinfo, scheme, port --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://user@platform.openai.com/docs",
+        "https://user:secret@platform.openai.com/docs",
+        "https://@platform.openai.com/docs",
+        "https://:@platform.openai.com/docs",
+        "https://platform.openai.com@evil.example/docs",
+        "https://platform.openai.com:443@evil.example/docs",
+    ],
+)
+def test_url_userinfo_is_rejected(url: str) -> None:
+    error = rejected(url)
+    assert error.where == "userinfo"
+    assert "userinfo" in str(error)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://platform.openai.com/docs",
+        "http://github.com/openai/openai-python",
+        "HTTP://platform.openai.com/docs",
+    ],
+)
+def test_http_source_is_rejected(url: str) -> None:
+    assert rejected(url).where == "scheme"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "HTTPS://platform.openai.com/docs",
+        "Https://platform.openai.com/docs",
+        "ftp://platform.openai.com/docs",
+        "javascript://platform.openai.com/docs",
+        "https:platform.openai.com/docs",
+        "https:/platform.openai.com/docs",
+    ],
+)
+def test_scheme_must_be_lowercase_https_with_slashes(url: str) -> None:
+    assert rejected(url).where == "scheme"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://platform.openai.com:443/docs",
+        "https://platform.openai.com:/docs",
+        "https://platform.openai.com:8443/docs",
+        "https://github.com:443/openai/openai-python",
+    ],
+)
+def test_any_port_is_rejected_even_the_default(url: str) -> None:
+    error = rejected(url)
+    assert error.where == "port"
+    assert "port" in str(error)
+
+
+# --- hosts ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("provider", "url"),
+    [
+        ("openai", "https://platform.openai.com.evil.example/docs"),
+        ("openai", "https://evilplatform.openai.com/docs"),
+        ("openai", "https://api.platform.openai.com/docs"),
+        ("openai", "https://openai.com/docs"),
+        ("openai", "https://platform.openai.co/docs"),
+        ("openai", "https://www.github.com/openai/openai-python"),
+        ("openai", "https://gist.github.com/openai/openai-python"),
+        ("anthropic", "https://docs.anthropic.com.evil.example/en"),
+        ("anthropic", "https://evil-docs.claude.com/en"),
+        ("google", "https://ai.google.devx/docs"),
+        ("google", "https://ai.google.dev.example/docs"),
+        ("google", "https://raw.githubusercontent.com/googleapis/python-genai/main/x"),
+    ],
+)
+def test_lookalike_official_subdomain_is_rejected(provider: str, url: str) -> None:
+    assert rejected(url, provider).where == "host"
+
+
+@pytest.mark.parametrize(
+    ("provider", "url"),
+    [
+        ("anthropic", "https://docs.anthropic.com./en/api"),
+        ("openai", "https://platform.openai.com./docs"),
+        ("google", "https://github.com./googleapis/python-genai"),
+    ],
+)
+def test_trailing_dot_host_is_rejected(provider: str, url: str) -> None:
+    error = rejected(url, provider)
+    assert error.where == "host"
+    assert "trailing dot" in str(error)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://Platform.openai.com/docs",
+        "https://PLATFORM.OPENAI.COM/docs",
+        "https://GitHub.com/openai/openai-python",
+    ],
+)
+def test_uppercase_host_is_rejected_not_lowercased(url: str) -> None:
+    error = rejected(url)
+    assert error.where == "host"
+    assert "uppercase" in str(error)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://xn--latform-2of.openai.com/docs",
+        "https://platform.xn--openai-9ta.com/docs",
+    ],
+)
+def test_punycode_host_is_rejected(url: str) -> None:
+    assert "punycode" in str(rejected(url))
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://pl\u0430tform.openai.com/docs",  # Cyrillic a
+        "https://platform.openai.com\u3002/docs",  # ideographic full stop
+        "https://platform\uff0eopenai.com/docs",  # fullwidth full stop
+        "https://github.com/openai/openai\u2010python",
+    ],
+)
+def test_non_ascii_anywhere_is_rejected(url: str) -> None:
+    assert "non-ASCII" in str(rejected(url))
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://140.82.112.3/openai/openai-python",
+        "https://[2606:4700::1111]/docs",
+        "https://0x7f.1/docs",
+        "https://2130706433/docs",
+    ],
+)
+def test_ip_literal_host_is_rejected(url: str) -> None:
+    error = rejected(url)
+    assert error.where == "host"
+    assert "IP" in str(error)
+
+
+@pytest.mark.parametrize(
+    ("provider", "url"),
+    [
+        ("openai", "https://docs.anthropic.com/en/api"),
+        ("anthropic", "https://ai.google.dev/gemini-api/docs"),
+        ("google", "https://platform.openai.com/docs"),
+    ],
+)
+def test_another_providers_documentation_host_is_rejected(provider: str, url: str) -> None:
+    assert "official host of provider" in str(rejected(url, provider))
+
+
+# --- repositories -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("provider", "url"),
+    [
+        ("openai", ANTHROPIC_REPO + "/blob/main/README.md"),
+        ("openai", GOOGLE_REPO),
+        ("anthropic", OPENAI_REPO + "/tree/v2.46.0"),
+        ("anthropic", GOOGLE_REPO),
+        ("google", OPENAI_REPO),
+        ("google", ANTHROPIC_REPO + "/blob/v0.117.0/src/anthropic/types/message.py"),
+    ],
+)
+def test_cross_sdk_repository_is_rejected(provider: str, url: str) -> None:
+    error = rejected(url, provider)
+    assert error.where == "path"
+    assert "cross-SDK repository" in str(error)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://github.com/openai",
+        "https://github.com/openai/openai-python-evil",
+        "https://github.com/openai/openai-python.git",
+        "https://github.com/openai-evil/openai-python",
+        "https://github.com/evil/openai-python/blob/main/x.py",
+        "https://github.com/openai/openai-node",
+        "https://github.com/OpenAI/openai-python",
+        "https://github.com/openai/OpenAI-Python",
+    ],
+)
+def test_github_path_must_stay_inside_the_pinned_repository(url: str) -> None:
+    assert rejected(url).where == "path"
+
+
+# --- path hygiene ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        OPENAI_REPO + "/../../anthropics/anthropic-sdk-python",
+        OPENAI_REPO + "/./blob/main",
+        OPENAI_REPO + "/..",
+        "https://github.com/openai/../evil/openai-python",
+        "https://platform.openai.com/docs/../../x",
+        OPENAI_REPO + "/%2e%2e/x",
+        OPENAI_REPO + "/%2E%2E/x",
+        OPENAI_REPO + "/.%2e/x",
+        OPENAI_REPO + "/%2e./x",
+        OPENAI_REPO + "/%2e/x",
+        OPENAI_REPO + "/.../x",
+    ],
+)
+def test_dot_segment_is_rejected(url: str) -> None:
+    error = rejected(url)
+    assert error.where is not None and error.where.startswith("path segment")
+    assert "dot segment" in str(error)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        OPENAI_REPO + "/a%2fb",
+        OPENAI_REPO + "%2f..%2f..%2fanthropics",
+        OPENAI_REPO + "/a%2Fb",
+        OPENAI_REPO + "/a%5cb",
+        OPENAI_REPO + "/..%5C..%5Cx",
+        "https://platform.openai.com/docs%2fapi",
+    ],
+)
+def test_encoded_separator_is_rejected(url: str) -> None:
+    assert "encoded separator" in str(rejected(url))
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        OPENAI_REPO + "//blob/main",
+        "https://github.com//openai/openai-python",
+        "https://github.com/openai//openai-python",
+        OPENAI_REPO + "/blob/main/",
+        "https://platform.openai.com/docs/",
+        "https://platform.openai.com/",
+    ],
+)
+def test_repeated_separator_and_empty_segment_are_rejected(url: str) -> None:
+    assert "empty path segment" in str(rejected(url))
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        OPENAI_REPO + "\\..\\..\\anthropics",
+        "https://github.com\\openai/openai-python",
+        "https:\\\\platform.openai.com/docs",
+        "https://platform.openai.com/docs\\x",
+    ],
+)
+def test_backslash_is_rejected(url: str) -> None:
+    assert "backslash" in str(rejected(url))
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        OPENAI_REPO + "/%252e%252e/x",
+        OPENAI_REPO + "/%252f",
+        OPENAI_REPO + "/a%25",
+        OPENAI_REPO + "/%25%32%65",
+    ],
+)
+def test_nested_percent_encoding_is_rejected(url: str) -> None:
+    assert "nested percent-encoding" in str(rejected(url))
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        OPENAI_REPO + "/%",
+        OPENAI_REPO + "/a%2",
+        OPENAI_REPO + "/%zz",
+        OPENAI_REPO + "/%g0",
+        OPENAI_REPO + "/%-1x",
+        OPENAI_REPO + "/%%32e",
+    ],
+)
+def test_percent_encoding_is_validated_before_decoding(url: str) -> None:
+    assert "malformed percent-encoding" in str(rejected(url))
+
+
+@pytest.mark.parametrize("escape", ["%61", "%41", "%7E", "%2D", "%5F", "%30"])
+def test_needless_encoding_of_unreserved_characters_is_rejected(escape: str) -> None:
+    assert "needless percent-encoding" in str(rejected(OPENAI_REPO + f"/x{escape}y"))
+
+
+@pytest.mark.parametrize("escape", ["%00", "%09", "%0A", "%20", "%7F", "%C3%A9", "%FF"])
+def test_encoded_control_space_or_non_ascii_byte_is_rejected(escape: str) -> None:
+    assert "percent-encoded byte" in str(rejected(OPENAI_REPO + f"/x{escape}y"))
+
+
+@pytest.mark.parametrize("char", [";", ":", "@", '"', "<", ">", "`", "{", "}", "|", "^", "[", "]"])
+def test_path_character_outside_the_conservative_grammar_is_rejected(char: str) -> None:
+    assert "not allowed in path segment" in str(rejected(OPENAI_REPO + f"/a{char}b"))
+
+
+# --- characters a WHATWG parser strips or rewrites -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "what"),
+    [
+        ("https://platform.openai.com/do\tcs", "tab"),
+        ("https://platform.openai.com/do\ncs", "newline"),
+        ("https://platform.openai.com/do\rcs", "carriage return"),
+        ("ht\ttps://platform.openai.com/docs", "tab"),
+        ("https://plat\nform.openai.com/docs", "newline"),
+        (OPENAI_REPO + "/.\t./x", "tab"),
+        (" https://platform.openai.com/docs", "leading space"),
+        ("https://platform.openai.com/docs ", "trailing space"),
+        ("https://platform.openai.com/do cs", "inner space"),
+        ("\x00https://platform.openai.com/docs", "control character"),
+        ("https://platform.openai.com/docs\x1f", "control character"),
+        ("https://platform.openai.com/docs\x7f", "control character"),
+    ],
+)
+def test_characters_a_url_parser_strips_are_rejected_not_normalized(url: str, what: str) -> None:
+    error = rejected(url)
+    assert what in str(error)
+    assert error.where is not None and error.where.startswith("index ")
+
+
+def test_query_string_is_rejected() -> None:
+    for url in (
+        "https://platform.openai.com/docs?x=1",
+        "https://platform.openai.com/docs?",
+        "https://platform.openai.com?/docs",
+        OPENAI_REPO + "?next=https://evil.example/",
+    ):
+        assert rejected(url).where == "query"
+
+
+def test_fragment_uses_a_conservative_character_set() -> None:
+    assert validate_source_url(OPENAI_REPO + "#readme", provider="openai")
+    assert validate_source_url(OPENAI_REPO + "/blob/main/x.py#L1-L9", provider="openai")
+    for url in (OPENAI_REPO + "#", OPENAI_REPO + "#a%2e", OPENAI_REPO + "#a#b",
+                OPENAI_REPO + '#a"b', OPENAI_REPO + "#<x>"):
+        assert rejected(url).where == "fragment"
+
+
+def test_fragment_cannot_smuggle_a_host() -> None:
+    error = rejected("https://platform.openai.com#@evil.example/docs")
+    assert error.where == "path"
+
+
+# --- malformed input (data boundary) -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["", "not a url", "platform.openai.com/docs", "https://", "https:", "://x", "https//x",
+     "https:///platform.openai.com/docs", "https://platform.openai.com", "%", "#", "https://#x",
+     "https://:443/docs", "https://./docs", "https://.openai.com/docs", "https://a..b/docs"],
+)
+def test_malformed_url_is_rejected(url: str) -> None:
+    rejected(url)
+
+
+@pytest.mark.parametrize("value", [None, b"https://platform.openai.com/docs", 42, ["x"]])
+def test_non_string_url_is_rejected(value: object) -> None:
+    assert rejected(value).where == "url"
+
+
+def test_unknown_provider_is_rejected() -> None:
+    for provider in ("gemini", "OpenAI", "", None):
+        with pytest.raises(SourceURLError) as info:
+            validate_source_url(
+                "https://platform.openai.com/docs",
+                provider=provider,  # type: ignore[arg-type]
+            )
+        assert info.value.where == "provider"
+
+
+def test_overlong_url_is_rejected_by_the_length_limit() -> None:
+    url = OPENAI_REPO + "/" + "a" * MAX_URL_LENGTH
+    error = rejected(url)
+    assert error.where == "url"
+    assert str(MAX_URL_LENGTH) in str(error)
+
+
+def test_error_message_names_the_url_and_the_provider() -> None:
+    error = rejected("https://docs.anthropic.com/en", "openai")
+    assert "'https://docs.anthropic.com/en'" in str(error)
+    assert "'openai'" in str(error)
+
+
+# --- local loopback opt-in ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:8000/fixtures/openai.json",
+        "http://localhost:8000/fixtures/openai.json",
+        "http://[::1]:8000/fixtures/openai.json",
+        "https://127.0.0.1/fixtures/x",
+        "http://localhost/x#top",
+    ],
+)
+def test_local_loopback_needs_the_explicit_opt_in(url: str) -> None:
+    rejected(url)
+    rejected(url, allow_local_source_urls=False)
+    for provider in PROVIDERS:
+        assert validate_source_url(url, provider=provider, allow_local_source_urls=True) == url
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.2/x",
+        "http://0.0.0.0:8000/x",
+        "http://127.1/x",
+        "http://2130706433/x",
+        "http://localhost.evil.example/x",
+        "http://127.0.0.1.nip.io/x",
+        "http://evil.example/x",
+        "http://platform.openai.com/docs",
+        "http://LOCALHOST/x",
+        "http://[::ffff:127.0.0.1]/x",
+        "http://[0:0:0:0:0:0:0:1]/x",
+    ],
+)
+def test_local_opt_in_opens_loopback_only(url: str) -> None:
+    rejected(url, allow_local_source_urls=True)
+
+
+@pytest.mark.parametrize(
+    ("url", "where"),
+    [
+        ("http://user@127.0.0.1:8000/x", "userinfo"),
+        ("http://127.0.0.1:80/x", "port"),
+        ("https://127.0.0.1:443/x", "port"),
+        ("http://127.0.0.1:/x", "port"),
+        ("http://127.0.0.1:08000/x", "port"),
+        ("http://127.0.0.1:65536/x", "port"),
+        ("http://127.0.0.1:8000/../x", "path segment 1"),
+        ("http://127.0.0.1:8000//x", "path segment 1"),
+        ("http://127.0.0.1:8000/%2e%2e/x", "path segment 1"),
+        ("http://127.0.0.1:8000", "path"),
+        ("http://127.0.0.1:8000/x?y", "query"),
+    ],
+)
+def test_loopback_urls_keep_every_other_rule(url: str, where: str) -> None:
+    assert rejected(url, allow_local_source_urls=True).where == where
+
+
+def test_local_opt_in_still_accepts_official_sources() -> None:
+    url = OPENAI_REPO + "/blob/main/README.md"
+    assert validate_source_url(url, provider="openai", allow_local_source_urls=True) == url
+    rejected(ANTHROPIC_REPO, "openai", allow_local_source_urls=True)
+
+
+@pytest.mark.parametrize("flag", [1, "yes", None])
+def test_local_opt_in_must_be_exactly_a_bool(flag: object) -> None:
+    assert rejected("http://127.0.0.1:8000/x", allow_local_source_urls=flag).where == (
+        "allow_local_source_urls"
+    )
+
+
+# --- properties ------------------------------------------------------------------------
+
+
+@given(data=st.data())
+def test_valid_official_url_is_accepted_and_urlsplit_agrees(data: st.DataObject) -> None:
+    provider = data.draw(st.sampled_from(PROVIDERS))
+    url = data.draw(official_source_urls(provider))
+    parts = urlsplit(url)
+    event(f"provider={provider} host={parts.netloc}")
+    assert validate_source_url(url, provider=provider) is url
+    assert parts.scheme == "https"
+    assert parts.username is None and parts.password is None and parts.port is None
+    assert parts.netloc in {*DOC_HOSTS[provider], "github.com"}
+    if parts.netloc == "github.com":
+        owner, repo = SDK_REPOSITORIES[provider]
+        assert parts.path.split("/")[1:3] == [owner, repo]
+    assert accepted_url_problem(url, provider, allow_local=False) is None
+
+
+@given(provider=st.sampled_from(PROVIDERS), url=loopback_source_urls())
+def test_loopback_url_is_accepted_only_with_opt_in(provider: str, url: str) -> None:
+    event(f"loopback host={urlsplit(url).hostname}")
+    with pytest.raises(SourceURLError):
+        validate_source_url(url, provider=provider)
+    assert validate_source_url(url, provider=provider, allow_local_source_urls=True) is url
+    assert accepted_url_problem(url, provider, allow_local=True) is None
+
+
+@pytest.mark.parametrize("attack", sorted(ATTACKS))
+@given(data=st.data())
+def test_every_attack_class_is_rejected(attack: str, data: st.DataObject) -> None:
+    provider = data.draw(st.sampled_from(PROVIDERS))
+    attacked = data.draw(attacked_source_urls(provider, attack))
+    event(f"attack={attacked.attack} provider={provider}")
+    with pytest.raises(SourceURLError):
+        validate_source_url(attacked.url, provider=provider)
+
+
+@given(provider=st.sampled_from(PROVIDERS), text=url_like_text(), local=st.booleans())
+def test_arbitrary_text_raises_only_source_url_error(provider: str, text: str, local: bool) -> None:
+    try:
+        accepted = validate_source_url(text, provider=provider, allow_local_source_urls=local)
+    except SourceURLError as error:
+        event(f"rejected at {str(error.where).split(' ')[0]}")
+        return
+    except ContractError as error:  # pragma: no cover - a wrong subclass is a bug
+        raise AssertionError(f"wrong error class {type(error).__name__}") from error
+    event("accepted")
+    assert accepted is text
+    assert accepted_url_problem(text, provider, allow_local=local) is None
+
+
+@pytest.mark.parametrize("attack", sorted(ATTACKS))
+@given(data=st.data())
+def test_fuzz_oracle_flags_every_attack_class(attack: str, data: st.DataObject) -> None:
+    # The fuzz target's oracle must have teeth: it flags each attack on its own,
+    # so a validator that accepted one would crash the target.
+    provider = data.draw(st.sampled_from(PROVIDERS))
+    attacked = data.draw(attacked_source_urls(provider, attack))
+    event(f"attack={attack}")
+    assert accepted_url_problem(attacked.url, provider, allow_local=False) is not None
+
+
+# --- the fuzz target ---------------------------------------------------------------
+
+
+def _fuzz_target() -> Any:
+    pytest.importorskip("atheris")
+    path = Path(__file__).resolve().parent.parent / "fuzz" / "fuzz_source_url.py"
+    spec = importlib.util.spec_from_file_location("_fuzz_source_url_under_test", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"", b"\x00", b"\x00https://platform.openai.com/docs", b"\x05http://[::1]:8000/x",
+     b"\x02https://ai.google.dev/\xff\xfe", b"\x01https://docs.claude.com/\xed\xa0\x80"],
+)
+def test_fuzz_target_accepts_and_rejects_without_crashing(data: bytes) -> None:
+    _fuzz_target().TestOneInput(data)
+
+
+def test_fuzz_target_crashes_when_the_validator_accepts_an_attack(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    target = _fuzz_target()
+    monkeypatch.setattr(target, "validate_source_url", lambda url, **_: url)
+    for data in (b"\x00https://user@platform.openai.com/docs",
+                 b"\x00https://github.com/openai/openai-python/../../anthropics/x",
+                 b"\x00https://platform.openai.com:443/docs",
+                 b"\x00https://platform.openai.com/do\tcs"):
+        with pytest.raises(RuntimeError):
+            target.TestOneInput(data)
+
+
+_EDIT_CHARS = st.sampled_from(list("/\\.%@:#?;~-_ \t\nAaZz09") + ["%2e", "%2f", "%25", "\u0430"])
+
+
+@given(data=st.data())
+def test_near_valid_urls_are_rejected_or_satisfy_the_oracle(data: st.DataObject) -> None:
+    # Single edits of valid URLs probe the boundary of the grammar from both sides.
+    provider = data.draw(st.sampled_from(PROVIDERS))
+    url = data.draw(official_source_urls(provider))
+    kind = data.draw(st.sampled_from(["insert", "delete", "replace"]))
+    i = data.draw(st.integers(0, len(url) - 1))
+    piece = data.draw(_EDIT_CHARS)
+    edited = {
+        "insert": url[:i] + piece + url[i:],
+        "delete": url[:i] + url[i + 1:],
+        "replace": url[:i] + piece + url[i + 1:],
+    }[kind]
+    try:
+        validate_source_url(edited, provider=provider)
+    except SourceURLError:
+        event(f"{kind}: rejected")
+        return
+    event(f"{kind}: accepted")
+    assert accepted_url_problem(edited, provider, allow_local=False) is None, edited
