@@ -1,14 +1,44 @@
-"""Strict JSON loading (interim version; the full limit-checking loader replaces it).
+"""Strict JSON loading with explicit, documented limits.
 
-Rejects duplicate keys, non-finite numbers, BOMs and invalid UTF-8. Raises only
-:class:`StrictJSONError` or :class:`LimitExceeded`.
+:func:`loads` accepts exactly the RFC 8259 documents that :func:`json.loads` also
+accepts and returns the same value (same types: ``int`` stays ``int``), minus
+everything that makes two JSON parsers disagree or lets a document cost more than
+its size:
+
+* duplicate object keys at any depth, compared after escape decoding
+  (``{"a":1,"\\u0061":2}``);
+* ``NaN``, ``Infinity``, ``-Infinity`` and number literals that overflow to infinity;
+* a byte order mark (UTF-8, UTF-16, UTF-32), invalid UTF-8 (truncated, overlong,
+  CESU-encoded surrogates), lone surrogate escapes and, for ``str`` input, lone
+  surrogate code points;
+* empty input, trailing data, whitespace other than space, tab, LF and CR, and
+  unescaped control characters inside strings;
+* anything over a :class:`JSONLimits` bound.
+
+Every rejection is a :class:`~contracts.errors.StrictJSONError` or a
+:class:`~contracts.errors.LimitExceeded` whose ``where`` gives line, column and the
+byte offset (``bytes`` input) or character offset (``str`` input). No other
+exception escapes, for any argument.
+
+How it works: the size check comes first. Then, when a handful of linear scans
+prove that no limit can be reached (few enough brackets for the depth limit, few
+enough commas for the item limits, ...), the document goes through the C scanner of
+:mod:`json` with hooks that reject duplicate keys, non-finite numbers and long
+number literals. Every other document, and every document that fast path does not
+accept, goes through an iterative parser (explicit stack, no recursion) that checks
+each limit before doing the work the limit protects against and locates the error.
+Both paths are linear in the size of the input.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any
+import json.decoder
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from itertools import accumulate
+from typing import Any, Final, NoReturn
 
 from .errors import LimitExceeded, StrictJSONError
 
@@ -17,44 +47,478 @@ __all__ = ["JSONLimits", "DEFAULT_LIMITS", "loads"]
 
 @dataclass(frozen=True, slots=True)
 class JSONLimits:
-    max_bytes: int = 8_000_000
-    max_depth: int = 256
+    """Bounds that :func:`loads` enforces; every field is a positive ``int``.
+
+    ``max_bytes``: size of the document in UTF-8 bytes. For ``str`` input the text is
+    measured in UTF-8 bytes too, so the same document has the same size in either
+    form (a ``str`` longer than ``max_bytes`` code points is rejected before it is
+    encoded). Default 16 MiB: room for a completed-response snapshot that repeats
+    the 8 MB of argument text a stream may carry, escaped.
+
+    ``max_depth``: open arrays/objects at any point (``[]`` has depth 1, a scalar
+    depth 0). Default 512: tool arguments and provider events nest a few levels,
+    JSON Schemas a few dozen; 512 leaves a wide margin and keeps the C scanner well
+    inside the interpreter's recursion limit (1000).
+
+    ``max_string_chars``: code points of one decoded string, object keys included.
+    Default 4 MiB (4,194,304): above the 1 MB per-call argument bound of the stream
+    parsers, so a completed snapshot that carries an argument string still fits.
+
+    ``max_number_chars``: characters of one number literal as written (sign,
+    digits, point, exponent). Default 1,000: far beyond a float's 17 significant
+    digits, a 64-bit integer's 20 digits and a decimal written with 80+ digits, and
+    below the interpreter's 4,300-digit guard on ``int`` conversion, so that guard
+    never decides.
+
+    ``max_container_items``: elements of one array or members of one object.
+    Default 100,000.
+
+    ``max_values``: values in the whole document (containers, strings, numbers,
+    literals; object keys are not counted). Default 1,000,000: bounds the memory a
+    document of many tiny containers (``[[],[],...]``) can cost.
+
+    Construction raises ``ValueError`` for a field that is not a positive ``int``.
+    """
+
+    max_bytes: int = 16 * 1024 * 1024
+    max_depth: int = 512
+    max_string_chars: int = 4 * 1024 * 1024
+    max_number_chars: int = 1_000
+    max_container_items: int = 100_000
+    max_values: int = 1_000_000
+
+    def __post_init__(self) -> None:
+        for field in fields(self):
+            value = getattr(self, field.name)
+            if type(value) is not int or value < 1:
+                raise ValueError(f"JSONLimits.{field.name} must be a positive int, got {value!r}")
 
 
-DEFAULT_LIMITS = JSONLimits()
+DEFAULT_LIMITS: Final = JSONLimits()
 
+# Checked longest first: the UTF-32 LE mark starts with the UTF-16 LE mark.
+_BOMS: Final[tuple[tuple[bytes, str], ...]] = (
+    (b"\x00\x00\xfe\xff", "UTF-32 BE"),
+    (b"\xff\xfe\x00\x00", "UTF-32 LE"),
+    (b"\xef\xbb\xbf", "UTF-8"),
+    (b"\xfe\xff", "UTF-16 BE"),
+    (b"\xff\xfe", "UTF-16 LE"),
+)
 
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise StrictJSONError(f"duplicate object key {key!r}")
-        out[key] = value
-    return out
+_WS: Final = re.compile(r"[ \t\n\r]*")
+_WS_CHARS: Final = " \t\n\r"
+# The common cases in one regex each: a key without escapes with its colon (and the
+# whitespace around both), a string value without escapes. Anything else (escapes,
+# control characters, no closing quote) goes through the json string scanner.
+_SIMPLE_KEY: Final = re.compile(r'[ \t\n\r]*"([^"\\\x00-\x1f]*)"[ \t\n\r]*:[ \t\n\r]*')
+_SIMPLE_STRING: Final = re.compile(r'"([^"\\\x00-\x1f]*)"')
+# ASCII digits only: ``\d`` would also match other scripts' digits.
+_NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+# Any escape that can decode to a surrogate; a superset (it also hits ``\\ud800``),
+# used only to decide whether decoded strings need the precise check.
+_SURROGATE_ESCAPE: Final = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+# Full match: every escape in the text is a non-surrogate ``\uXXXX``, a high-low
+# surrogate pair, or a two-character escape. Escapes are consumed left to right, so
+# ``\\ud800`` is an escaped backslash and text, as JSON reads it. Only consulted
+# when ``_SURROGATE_ESCAPE`` hits.
+_NO_LONE_SURROGATE_ESCAPE: Final = re.compile(
+    r"[^\\]*(?:\\(?:[^u]|u(?![dD][89a-fA-F])[0-9a-fA-F]{4}"
+    r"|u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})[^\\]*)*"
+)
+# For the depth and string-length pre-scans: string literals as json tokenizes valid
+# ones (any escape is skipped whole); then everything that is not a bracket.
+_STRING_LITERAL: Final = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+_NOT_BRACKET: Final = re.compile(r"[^\[\]{}]+")
+_BRACKET_STEP: Final = tuple(
+    1 if byte in b"[{" else -1 if byte in b"]}" else 0 for byte in range(256)
+)
+_INFINITIES: Final = (float("inf"), float("-inf"))
 
+# The C string scanner of the json module: validates escapes and control characters
+# exactly as json.loads does (strict=True) and returns the decoded text and its end.
+_scanstring: Final[Callable[[str, int, bool], tuple[str, int]]] = (
+    json.decoder.scanstring  # type: ignore[attr-defined]
+)
 
-def _constant(name: str) -> Any:
-    raise StrictJSONError(f"non-finite number {name}")
+_LITERALS: Final[dict[str, tuple[str, Any]]] = {
+    "t": ("true", True),
+    "f": ("false", False),
+    "n": ("null", None),
+}
+_NON_FINITE: Final = ("NaN", "Infinity", "-Infinity")
 
 
 def loads(data: bytes | str, *, limits: JSONLimits | None = None) -> Any:
-    lim = limits or DEFAULT_LIMITS
+    """Parse one strict JSON document from ``bytes`` (UTF-8) or ``str``.
+
+    Returns what ``json.loads`` returns for the same document. Raises
+    :class:`LimitExceeded` for a document over ``limits`` (default
+    :data:`DEFAULT_LIMITS`) and :class:`StrictJSONError` for anything else that is
+    not strict JSON, including an argument that is neither ``bytes``/``bytearray``
+    nor ``str`` and a ``limits`` that is not a :class:`JSONLimits`. Never raises
+    anything else.
+    """
+    if limits is None:
+        limits = DEFAULT_LIMITS
+    elif not isinstance(limits, JSONLimits):
+        raise StrictJSONError(
+            f"limits must be a JSONLimits, got {type(limits).__name__}", where="argument limits"
+        )
     if isinstance(data, (bytes, bytearray)):
-        if len(data) > lim.max_bytes:
-            raise LimitExceeded(f"document exceeds {lim.max_bytes} bytes")
-        try:
-            text = bytes(data).decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise StrictJSONError(f"invalid UTF-8 at byte {exc.start}") from exc
+        text = _decode_utf8(data, limits)
+        from_bytes = True
     elif isinstance(data, str):
-        text = data
+        # str.__str__ gives an exact str: a subclass cannot override count/encode.
+        text = _check_text(str.__str__(data), limits)
+        from_bytes = False
     else:
-        raise StrictJSONError(f"expected bytes or str, got {type(data).__name__}")
-    if text.startswith("\ufeff"):
-        raise StrictJSONError("byte order mark")
+        raise StrictJSONError(
+            f"JSON input must be bytes (UTF-8) or str, got {type(data).__name__}",
+            where="argument data",
+        )
+    if not text:
+        raise StrictJSONError("empty document", where=_where(text, 0, from_bytes))
+    value = _fast_path(text, limits)
+    if value is not _NOT_ACCEPTED:
+        return value
+    return _parse(text, limits, from_bytes)
+
+
+def _decode_utf8(data: bytes | bytearray, limits: JSONLimits) -> str:
+    # Size first (no copy of an oversized buffer), then BOM, then one strict decode:
+    # the resulting str is immune to later mutation of a bytearray.
+    if len(data) > limits.max_bytes:
+        raise LimitExceeded(
+            f"document is {len(data)} bytes, over the limit of {limits.max_bytes}",
+            where="byte offset 0",
+        )
+    for mark, name in _BOMS:
+        if data.startswith(mark):
+            raise StrictJSONError(f"byte order mark ({name})", where="byte offset 0")
     try:
-        return json.loads(text, object_pairs_hook=_pairs, parse_constant=_constant)
-    except StrictJSONError:
-        raise
-    except (ValueError, RecursionError) as exc:
-        raise StrictJSONError(f"invalid JSON: {exc}") from exc
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise StrictJSONError(
+            f"invalid UTF-8 ({exc.reason})", where=f"byte offset {exc.start}"
+        ) from None
+
+
+def _check_text(text: str, limits: JSONLimits) -> str:
+    # A code point is at least one UTF-8 byte: reject before encoding anything big.
+    if len(text) > limits.max_bytes:
+        raise LimitExceeded(
+            f"document is {len(text)} characters, over the limit of {limits.max_bytes} bytes",
+            where="char offset 0",
+        )
+    try:
+        size = len(text.encode("utf-8"))
+    except UnicodeEncodeError as exc:
+        raise StrictJSONError(
+            f"lone surrogate code point U+{ord(text[exc.start]):04X}",
+            where=_where(text, exc.start, False),
+        ) from None
+    if size > limits.max_bytes:
+        raise LimitExceeded(
+            f"document is {size} bytes of UTF-8, over the limit of {limits.max_bytes}",
+            where="char offset 0",
+        )
+    if text[:1] == "\ufeff":
+        raise StrictJSONError("byte order mark (U+FEFF)", where="char offset 0")
+    return text
+
+
+def _where(text: str, pos: int, from_bytes: bool) -> str:
+    """``line L column C (byte offset B)``; computed only when an error is raised."""
+    line = text.count("\n", 0, pos) + 1
+    column = pos - (text.rfind("\n", 0, pos) + 1) + 1
+    if from_bytes:
+        return f"line {line} column {column} (byte offset {len(text[:pos].encode('utf-8'))})"
+    return f"line {line} column {column} (char offset {pos})"
+
+
+# ---------------------------------------------------------------------------
+# Fast path: the json module's C scanner, used only when linear pre-scans prove that
+# no limit can be reached and no lone surrogate escape occurs; its hooks reject
+# what json.loads would let through. It never rejects on its own: anything it does
+# not accept is handed to the iterative parser, which decides and locates the error.
+
+_NOT_ACCEPTED: Final = object()
+
+
+class _NotStrict(Exception):
+    """Raised inside the json hooks; turns the fast path into 'not accepted'."""
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise _NotStrict
+    return obj
+
+
+def _reject_constant(name: str) -> Any:
+    raise _NotStrict
+
+
+def _fast_decoder(max_number_chars: int) -> json.JSONDecoder:
+    def parse_int(literal: str) -> int:
+        if len(literal) > max_number_chars:
+            raise _NotStrict
+        return int(literal)
+
+    def parse_float(literal: str) -> float:
+        if len(literal) > max_number_chars:
+            raise _NotStrict
+        value = float(literal)
+        if value in _INFINITIES:
+            raise _NotStrict
+        return value
+
+    return json.JSONDecoder(
+        object_pairs_hook=_unique_pairs,
+        parse_constant=_reject_constant,
+        parse_int=parse_int,
+        parse_float=parse_float,
+        strict=True,
+    )
+
+
+_DEFAULT_DECODER: Final = _fast_decoder(DEFAULT_LIMITS.max_number_chars)
+
+
+def _fast_path(text: str, limits: JSONLimits) -> Any:
+    opened = text.count("[")
+    commas = text.count(",")
+    # Counts over the raw text include brackets, commas and colons inside strings,
+    # so each sum is an upper bound of the quantity it guards.
+    if (
+        commas + 1 > limits.max_container_items
+        or 1 + opened + commas + text.count(":") > limits.max_values
+    ):
+        return _NOT_ACCEPTED
+    # A literal is at least as long as its decoded string plus the two quotes.
+    if (
+        len(text) - 2 > limits.max_string_chars
+        and max(map(len, _STRING_LITERAL.findall(text)), default=0) - 2 > limits.max_string_chars
+    ):
+        return _NOT_ACCEPTED
+    if (
+        _SURROGATE_ESCAPE.search(text) is not None
+        and _NO_LONE_SURROGATE_ESCAPE.fullmatch(text) is None
+    ):
+        return _NOT_ACCEPTED
+    if opened + text.count("{") > limits.max_depth and _max_depth(text) > limits.max_depth:
+        return _NOT_ACCEPTED
+    decoder = (
+        _DEFAULT_DECODER
+        if limits.max_number_chars == DEFAULT_LIMITS.max_number_chars
+        else _fast_decoder(limits.max_number_chars)
+    )
+    try:
+        return decoder.decode(text)
+    except (_NotStrict, ValueError, RecursionError):
+        # ValueError: syntax (JSONDecodeError) or the interpreter's int digit guard;
+        # RecursionError: the caller's own stack was already deep. The iterative
+        # parser decides either way.
+        return _NOT_ACCEPTED
+
+
+def _max_depth(text: str) -> int:
+    """Deepest bracket nesting outside string literals, in C-speed linear passes.
+
+    For a valid document this is its depth. For any text it bounds the depth the json
+    scanner reaches: up to the first error the scanner tokenizes strings exactly as
+    ``_STRING_LITERAL`` does, so it sees the same brackets.
+    """
+    brackets = _NOT_BRACKET.sub("", _STRING_LITERAL.sub("", text))
+    if not brackets:
+        return 0
+    return max(accumulate(map(_BRACKET_STEP.__getitem__, brackets.encode("ascii"))))
+
+
+# ---------------------------------------------------------------------------
+# The iterative parser: authoritative for every rejection.
+
+
+def _parse(text: str, limits: JSONLimits, from_bytes: bool) -> Any:  # noqa: C901
+    # ``[ \t\n\r]*`` always matches, so the match is never None.
+    ws: Callable[[str, int], re.Match[str]] = _WS.match  # type: ignore[assignment]
+    number = _NUMBER.match
+    simple_key = _SIMPLE_KEY.match
+    simple_string = _SIMPLE_STRING.match
+    scan = _scanstring
+    end = len(text)
+    max_depth = limits.max_depth
+    max_items = limits.max_container_items
+    max_values = limits.max_values
+    max_string = limits.max_string_chars
+    max_number = limits.max_number_chars
+    check_surrogates = _SURROGATE_ESCAPE.search(text) is not None
+
+    def fail(
+        message: str, pos: int, error: type[StrictJSONError | LimitExceeded] = StrictJSONError
+    ) -> NoReturn:
+        raise error(message, where=_where(text, pos, from_bytes))
+
+    def string_at(pos: int, what: str) -> tuple[str, int]:
+        # Any string literal, escapes included; ``pos`` is at the opening quote.
+        try:
+            value, after = scan(text, pos + 1, True)
+        except ValueError as exc:
+            reason = str(getattr(exc, "msg", exc)).removesuffix(" at")
+            fail(f"invalid {what}: {reason}", getattr(exc, "pos", pos))
+        if len(value) > max_string:
+            fail(
+                f"{what} of {len(value)} characters, over the limit of {max_string}",
+                pos,
+                LimitExceeded,
+            )
+        if check_surrogates and _SURROGATE.search(value) is not None:
+            # Every escape before the lone one is valid (the scanner decoded them),
+            # so the longest escape-valid prefix ends exactly at the lone escape.
+            lone = _NO_LONE_SURROGATE_ESCAPE.match(text, pos + 1)
+            fail(f"lone surrogate escape in {what}", lone.end() if lone else pos)
+        return value, after
+
+    def key_at(pos: int) -> tuple[str, int, int]:
+        # ``pos`` is after ``{`` or ``,``; returns the key, its offset and the offset
+        # of the member's value. Keys without escapes take the one-regex route.
+        match = simple_key(text, pos)
+        if match is not None:
+            key = match.group(1)
+            if len(key) > max_string:
+                fail(
+                    f"object key of {len(key)} characters, over the limit of {max_string}",
+                    match.start(1) - 1,
+                    LimitExceeded,
+                )
+            return key, match.start(1) - 1, match.end()
+        pos = ws(text, pos).end()
+        if pos >= end or text[pos] != '"':
+            fail("expected a string object key", pos)
+        key, after = string_at(pos, "object key")
+        after = ws(text, after).end()
+        if after >= end or text[after] != ":":
+            fail("expected ':' after object key", after)
+        return key, pos, ws(text, after + 1).end()
+
+    stack: list[list[Any] | dict[str, Any]] = []
+    pending: list[tuple[str, int]] = []  # (key, offset) of the member being parsed
+    values = 0
+    value: Any = None
+    pos = ws(text, 0).end()
+    while True:
+        # Parse one value at ``pos`` (whitespace already skipped).
+        if pos >= end:
+            fail("expected a value, found end of document", pos)
+        values += 1
+        if values > max_values:
+            fail(f"more than {max_values} values in the document", pos, LimitExceeded)
+        char = text[pos]
+        if char == '"':
+            match = simple_string(text, pos)
+            if match is None:
+                value, pos = string_at(pos, "string")
+            else:
+                value = match.group(1)
+                if len(value) > max_string:
+                    fail(
+                        f"string of {len(value)} characters, over the limit of {max_string}",
+                        pos,
+                        LimitExceeded,
+                    )
+                pos = match.end()
+        elif char == "{" or char == "[":
+            if len(stack) >= max_depth:
+                fail(f"nesting deeper than {max_depth} levels", pos, LimitExceeded)
+            inner = pos + 1
+            if inner < end and text[inner] in _WS_CHARS:
+                inner = ws(text, inner).end()
+            if char == "[":
+                if inner < end and text[inner] == "]":
+                    value, pos = [], inner + 1
+                else:
+                    stack.append([])
+                    pos = inner
+                    continue
+            elif inner < end and text[inner] == "}":
+                value, pos = {}, inner + 1
+            else:
+                key, key_pos, pos = key_at(inner)
+                stack.append({})
+                pending.append((key, key_pos))
+                continue
+        elif char == "-" or "0" <= char <= "9":
+            if text.startswith("-Infinity", pos):
+                fail("non-finite number -Infinity", pos)
+            match = number(text, pos)
+            if match is None:
+                fail("invalid number", pos)
+            after = match.end()
+            if after - pos > max_number:
+                fail(
+                    f"number literal longer than {max_number} characters", pos, LimitExceeded
+                )
+            literal = text[pos:after]
+            if match.group(1) is None and match.group(2) is None:
+                try:
+                    value = int(literal)
+                except ValueError:
+                    fail("integer literal over the interpreter's digit limit", pos, LimitExceeded)
+            else:
+                value = float(literal)
+                if value in _INFINITIES:
+                    fail(f"number {literal[:40]} overflows to infinity", pos)
+            pos = after
+        elif char in _LITERALS:
+            word, value = _LITERALS[char]
+            if not text.startswith(word, pos):
+                fail("invalid literal", pos)
+            pos += len(word)
+        elif text.startswith(_NON_FINITE, pos):
+            fail(f"non-finite number {'NaN' if char == 'N' else 'Infinity'}", pos)
+        else:
+            fail(f"unexpected character {char!r} where a value should start", pos)
+
+        # Attach the finished value to the open containers, closing as many as end here.
+        while True:
+            if pos < end and text[pos] in _WS_CHARS:
+                pos = ws(text, pos).end()
+            if not stack:
+                if pos != end:
+                    fail("trailing data after the document", pos)
+                return value
+            top = stack[-1]
+            char = text[pos] if pos < end else ""
+            if type(top) is list:
+                if len(top) >= max_items:
+                    fail(f"array with more than {max_items} items", pos, LimitExceeded)
+                top.append(value)
+                if char == ",":
+                    pos += 1
+                    if pos < end and text[pos] in _WS_CHARS:
+                        pos = ws(text, pos).end()
+                    break
+                if char == "]":
+                    value = stack.pop()
+                    pos += 1
+                    continue
+                fail("expected ',' or ']' in array", pos)
+            else:
+                obj: dict[str, Any] = top  # type: ignore[assignment]
+                key, key_pos = pending.pop()
+                if key in obj:
+                    fail(f"duplicate object key {key[:80]!r}", key_pos)
+                if len(obj) >= max_items:
+                    fail(f"object with more than {max_items} members", key_pos, LimitExceeded)
+                obj[key] = value
+                if char == ",":
+                    key, key_pos, pos = key_at(pos + 1)
+                    pending.append((key, key_pos))
+                    break
+                if char == "}":
+                    value = stack.pop()
+                    pos += 1
+                    continue
+                fail("expected ',' or '}' in object", pos)

@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""Atheris target: differential fuzzing of ``contracts.strict_json.loads`` against
+``json.loads``.
+
+Input layout: if the first byte is one of ``b s l B S L`` it is a header and the rest
+is the document: ``b`` bytes as given, ``s`` text decoded from UTF-8 with
+``surrogateescape`` (invalid bytes become lone surrogate code points), ``l`` text
+decoded as Latin-1; upper case loads with tight limits (every limit reachable by a
+small input). Any other first byte: the whole input is a ``bytes`` document with
+the default limits, so plain JSON files are valid seeds.
+
+Oracle (a failure raises ``RuntimeError``; ``assert`` would vanish under ``-O``):
+
+* only ``ContractError`` may escape ``loads``;
+* ACCEPTED: ``json.loads`` of the same text accepts and returns an equal value
+  (types, sign of zero and key order included), and the loader's iterative parser,
+  run alone, returns the same value (the json-scanner fast path never accepts what
+  the iterative parser would reject);
+* REJECTED while ``json.loads`` accepts: the rejection must be a ``LimitExceeded``
+  or have a documented strictness reason that an independent check finds (invalid
+  UTF-8, BOM, duplicate key after decoding, NaN/Infinity or overflow to infinity,
+  lone surrogate).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from typing import Any
+
+import atheris
+
+with atheris.instrument_imports():
+    from contracts import strict_json
+    from contracts.errors import ContractError, LimitExceeded
+    from contracts.strict_json import DEFAULT_LIMITS, JSONLimits, loads
+
+TIGHT_LIMITS = JSONLimits(
+    max_bytes=300,
+    max_depth=6,
+    max_string_chars=10,
+    max_number_chars=12,
+    max_container_items=5,
+    max_values=24,
+)
+BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
+
+
+def split_input(data: bytes) -> tuple[bytes | str, JSONLimits]:
+    """(document, limits) encoded in ``data``; see the module docstring."""
+    if not data or data[0] not in b"bslBSL":
+        return data, DEFAULT_LIMITS
+    head, body = chr(data[0]), data[1:]
+    limits = TIGHT_LIMITS if head.isupper() else DEFAULT_LIMITS
+    mode = head.lower()
+    if mode == "s":
+        return body.decode("utf-8", errors="surrogateescape"), limits
+    if mode == "l":
+        return body.decode("latin-1"), limits
+    return body, limits
+
+
+def same(a: Any, b: Any) -> bool:
+    """Type-exact deep equality (True is not 1, 1 is not 1.0, -0.0 is not 0.0, key
+    order counts); iterative, documents nest hundreds of levels."""
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if type(x) is not type(y):
+            return False
+        if isinstance(x, float):
+            if x != y or math.copysign(1.0, x) != math.copysign(1.0, y):
+                return False
+        elif isinstance(x, list):
+            if len(x) != len(y):
+                return False
+            stack.extend(zip(x, y, strict=True))
+        elif isinstance(x, dict):
+            if list(x) != list(y):
+                return False
+            stack.extend((x[k], y[k]) for k in x)
+        elif x != y:
+            return False
+    return True
+
+
+class _Reason(Exception):
+    pass
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise _Reason("duplicate key")
+    return obj
+
+
+def _constant(name: str) -> Any:
+    raise _Reason(f"non-finite {name}")
+
+
+def _float(literal: str) -> float:
+    value = float(literal)
+    if math.isinf(value):
+        raise _Reason("overflow to infinity")
+    return value
+
+
+def strictness_reason(doc: bytes | str) -> str | None:
+    """An independent reason why strict JSON rejects a document json.loads accepts."""
+    if isinstance(doc, bytes):
+        if doc.startswith(BOMS):
+            return "BOM"
+        try:
+            text = doc.decode("utf-8")
+        except UnicodeDecodeError:
+            return "invalid UTF-8"
+    else:
+        text = doc
+    if any(0xD800 <= ord(c) <= 0xDFFF for c in text):
+        return "lone surrogate code point"
+    try:
+        value = json.loads(
+            text, object_pairs_hook=_pairs, parse_constant=_constant, parse_float=_float
+        )
+    except _Reason as reason:
+        return str(reason)
+    except (ValueError, RecursionError):
+        return None
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if any(0xD800 <= ord(c) <= 0xDFFF for c in item):
+                return "lone surrogate escape"
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+    return None
+
+
+def TestOneInput(data: bytes) -> None:
+    doc, limits = split_input(data)
+    try:
+        value = loads(doc, limits=limits)
+    except ContractError as exc:
+        rejected: ContractError | None = exc
+    else:
+        rejected = None
+    text: str | None
+    try:
+        text = doc.decode("utf-8") if isinstance(doc, bytes) else doc
+        expected = json.loads(text)
+    except (ValueError, RecursionError):
+        text, expected = None, None
+        json_accepts = False
+    else:
+        json_accepts = True
+    if rejected is None:
+        if text is None or not json_accepts:
+            raise RuntimeError(f"strict_json accepted what json.loads rejects: {doc[:200]!r}")
+        if not same(value, expected):
+            raise RuntimeError(f"strict_json and json.loads disagree on {doc[:200]!r}")
+        alone = strict_json._parse(text, limits, isinstance(doc, bytes))
+        if not same(alone, value):
+            raise RuntimeError(f"fast path and iterative parser disagree on {doc[:200]!r}")
+        return
+    if json_accepts and not isinstance(rejected, LimitExceeded):
+        if strictness_reason(doc) is None:
+            raise RuntimeError(
+                f"strict_json rejected valid JSON without a documented reason "
+                f"({rejected}): {doc[:200]!r}"
+            )
+
+
+def main() -> None:
+    atheris.Setup(sys.argv, TestOneInput)
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()
