@@ -129,6 +129,9 @@ class RevisionTables:
     usage_counters: tuple[str, ...]
     protected_request_fields: frozenset[str]
     history_roles: frozenset[str]
+    client_caller_types: frozenset[str]
+    required_start_usage: tuple[str, ...]
+    required_delta_usage: tuple[str, ...]
 
 
 def _server_result(name: str) -> tuple[str, BlockSpec]:
@@ -271,7 +274,8 @@ REVISIONS: Final[dict[str, RevisionTables]] = {
             }
         ),
         executable_stop_reason="tool_use",
-        truncation_stop_reasons=frozenset({"max_tokens"}),
+        # "Stop reasons and fallback": treat model_context_window_exceeded as truncated.
+        truncation_stop_reasons=frozenset({"max_tokens", "model_context_window_exceeded"}),
         continuable_stop_reasons=frozenset({"tool_use", "max_tokens"}),
         usage_counters=(
             "input_tokens",
@@ -281,6 +285,11 @@ REVISIONS: Final[dict[str, RevisionTables]] = {
         ),
         protected_request_fields=frozenset({"model", "messages", "system", "tools", "max_tokens"}),
         history_roles=frozenset({"user", "assistant", "system"}),
+        # ToolUseBlock.caller: only a direct call from the model is in the pinned
+        # contract; server-tool callers (programmatic tool calling) fail closed.
+        client_caller_types=frozenset({"direct"}),
+        required_start_usage=("input_tokens", "output_tokens"),
+        required_delta_usage=("output_tokens",),
     ),
 }
 
@@ -454,9 +463,9 @@ class AnthropicMessagesTurn:
             "stop_sequence": self.stop_sequence,
             "usage": self.usage,
             "delta": self.delta,
-            "calls": [[c.call_id, c.name, c.index] for c in self.calls],
+            "calls": [[c.call_id, c.name, c.index, c.arguments] for c in self.calls],
             "recovery_calls": [
-                [c.call_id, c.name, c.index, c.reason, c.partial_json]
+                [c.call_id, c.name, c.index, c.reason, c.arguments, c.partial_json]
                 for c in self.recovery_calls
             ],
         }
@@ -521,14 +530,18 @@ class AnthropicMessagesStream:
 
     ``eager_input_streaming``: ``True`` when every client tool was declared with
     ``eager_input_streaming: true`` (fine-grained tool streaming), or the
-    collection of tool names declared so. Only for those tools may a client
-    ``tool_use`` input be invalid JSON at ``content_block_stop``; the call then
-    becomes a recovery call. Without it, invalid input raises
-    :class:`StrictJSONError` / :class:`ProtocolViolation`.
+    collection of tool names declared so. For those tools a client ``tool_use``
+    input that is invalid JSON at ``content_block_stop`` makes the call a
+    recovery call. For other tools the same holds only for the LAST block of a
+    turn whose final stop reason is a truncation (``max_tokens``,
+    ``model_context_window_exceeded``): the documented cut. Any other invalid
+    input raises :class:`StrictJSONError` (at the event that proves it is not
+    such a cut) or :class:`ProtocolViolation` (complete non-object JSON).
 
-    Raises: :class:`ProtocolViolation` (order, shape, drift), :class:`ProviderError`
-    (an ``error`` event), :class:`UnsupportedProviderState` (unknown event or block
-    type, ``fallback`` block), :class:`StreamTruncated` (close before
+    Raises: :class:`ProtocolViolation` (order, shape, drift, a server result
+    naming a client call), :class:`ProviderError` (an ``error`` event),
+    :class:`UnsupportedProviderState` (unknown event or block type, ``fallback``
+    block, a client ``tool_use`` whose ``caller`` is not direct), :class:`StreamTruncated` (close before
     ``message_stop``), :class:`StrictJSONError`, :class:`LimitExceeded`.
     """
 
@@ -571,10 +584,15 @@ class AnthropicMessagesStream:
         self._blocks: list[dict[str, Any]] = []
         self._open: _OpenBlock | None = None
         self._ids: set[str] = set()
+        self._client_ids: set[str] = set()
+        self._server_result_refs: set[str] = set()
         self._client: list[_ClientInput] = []
         self._stop_reason: str | None = None
         self._stop_sequence: str | None = None
         self._total_text = 0
+        # A client input that did not parse without eager streaming: allowed only
+        # as the LAST block of a turn whose final stop_reason is a truncation.
+        self._unproven_cut: tuple[str, int] | None = None
         self._handlers = {
             "message_start": self._on_message_start,
             "content_block_start": self._on_block_start,
@@ -707,9 +725,11 @@ class AnthropicMessagesStream:
             )
         copied = json_copy(message, "data.message", where=where)
         usage = copied["usage"]
-        for key in ("input_tokens", "output_tokens"):
-            if key not in usage:
-                raise ProtocolViolation(f"data.message.usage.{key} is required", where=where)
+        for key in self._t.required_start_usage:
+            if not _is_int(usage.get(key)):
+                raise ProtocolViolation(
+                    f"data.message.usage.{key} is required and must be an integer", where=where
+                )
         self._check_usage(usage, "data.message.usage", where)
         self._message = copied
         self._usage = json_copy(usage, "data.message.usage", where=where)
@@ -731,6 +751,7 @@ class AnthropicMessagesStream:
                 )
 
     def _on_block_start(self, data: dict[str, Any], where: str, n: int) -> None:
+        self._check_unproven_cut(None, where)
         index = self._index(data, where)
         if index != len(self._blocks):
             if index < len(self._blocks):
@@ -773,6 +794,19 @@ class AnthropicMessagesStream:
                     f"{_KIND_WORDS[kind]} or null",
                     where=where,
                 )
+        if spec.role == ROLE_CLIENT_TOOL_USE:
+            caller = raw.get("caller")
+            ctype = caller.get("type") if isinstance(caller, dict) else None
+            if caller is not None and (
+                not isinstance(ctype, str) or ctype not in self._t.client_caller_types
+            ):
+                shown = repr(ctype[:64]) if isinstance(ctype, str) else "<missing>"
+                raise UnsupportedProviderState(
+                    f"tool_use block {index} has caller type {shown}: only "
+                    f"{sorted(self._t.client_caller_types)} callers are in the pinned contract "
+                    "(programmatic tool calling is not implemented)",
+                    where=where,
+                )
         block = json_copy(raw, "data.content_block", where=where)
         if spec.role in (ROLE_CLIENT_TOOL_USE, ROLE_SERVER_TOOL_USE):
             call_id = block["id"]
@@ -781,6 +815,21 @@ class AnthropicMessagesStream:
                     f"duplicate tool use id {call_id[:64]!r} at block {index}", where=where
                 )
             self._ids.add(call_id)
+            if spec.role == ROLE_CLIENT_TOOL_USE:
+                self._client_ids.add(call_id)
+        # A server result may not answer a client call: only the host answers those.
+        ref = block["tool_use_id"] if spec.role == ROLE_SERVER_TOOL_RESULT else None
+        conflict = ref if ref in self._client_ids else None
+        if spec.role == ROLE_CLIENT_TOOL_USE and block["id"] in self._server_result_refs:
+            conflict = block["id"]
+        if conflict is not None:
+            raise ProtocolViolation(
+                f"{btype} block {index}: tool use id {conflict[:64]!r} is both a client "
+                "tool_use and the target of a server tool result",
+                where=where,
+            )
+        if ref is not None:
+            self._server_result_refs.add(ref)
         ob = _OpenBlock(index, btype, spec, block)
         ob.start_event = n
         if spec.role == ROLE_TEXT:
@@ -925,13 +974,17 @@ class AnthropicMessagesStream:
             try:
                 parsed = strict_loads(text)
             except StrictJSONError as exc:
-                if not eager:
-                    raise StrictJSONError(
-                        f"input of {ob.type} block {ob.index} is not strict JSON: {exc.message}",
-                        where=where,
-                    ) from exc
+                message = f"input of {ob.type} block {ob.index} is not strict JSON: {exc.message}"
+                if not client:
+                    raise StrictJSONError(message, where=where) from exc
                 parsed = None
-                error = f"input is not valid JSON ({exc.message})"
+                if eager:
+                    error = f"input is not valid JSON ({exc.message})"
+                else:
+                    # Not yet an error: a max_tokens stop may cut the last input
+                    # (documented). Anything else makes it a broken stream.
+                    error = f"input is incomplete at a truncation ({exc.message})"
+                    self._unproven_cut = (f"{message} ({where})", ob.index)
             except LimitExceeded as exc:
                 raise LimitExceeded(
                     f"input of {ob.type} block {ob.index}: {exc.message}", where=where
@@ -978,8 +1031,11 @@ class AnthropicMessagesStream:
         stop_sequence = delta.get("stop_sequence")
         if stop_sequence is not None and not isinstance(stop_sequence, str):
             raise ProtocolViolation("data.delta.stop_sequence must be a string or null", where=where)
-        if "output_tokens" not in usage:
-            raise ProtocolViolation("data.usage.output_tokens is required", where=where)
+        for key in self._t.required_delta_usage:
+            if not _is_int(usage.get(key)):
+                raise ProtocolViolation(
+                    f"data.usage.{key} is required and must be an integer", where=where
+                )
         self._check_usage(usage, "data.usage", where)
         if stop_reason is not None:
             if self._stop_reason is not None and stop_reason != self._stop_reason:
@@ -989,6 +1045,7 @@ class AnthropicMessagesStream:
                     where=where,
                 )
             self._stop_reason = stop_reason
+            self._check_unproven_cut(stop_reason, where)
         if stop_sequence is not None:
             self._stop_sequence = stop_sequence
         copied = json_copy(usage, "data.usage", where=where)
@@ -1002,6 +1059,26 @@ class AnthropicMessagesStream:
     def _on_message_stop(self, data: dict[str, Any], where: str, n: int) -> None:
         if self._stop_reason is None:
             raise ProtocolViolation("message_stop without a stop_reason", where=where)
+        self._check_unproven_cut(self._stop_reason, where)
+
+    def _check_unproven_cut(self, stop_reason: str | None, where: str) -> None:
+        # stop_reason None: another block starts, so the bad input was not the last.
+        cut = self._unproven_cut
+        if cut is None:
+            return
+        if stop_reason is not None and stop_reason in self._t.truncation_stop_reasons:
+            return
+        message, index = cut
+        why = (
+            f"block {index + 1} started after it"
+            if stop_reason is None
+            else f"stop_reason {stop_reason[:64]!r} is not a truncation"
+        )
+        raise StrictJSONError(
+            f"{message}; without eager input streaming only a truncation (max_tokens) of "
+            f"the last block may leave an input incomplete, but {why}",
+            where=where,
+        )
 
     # -- closing -----------------------------------------------------------
 

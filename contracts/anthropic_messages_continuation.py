@@ -85,7 +85,7 @@ def _check_history(
         if extra:
             raise ContinuationError(f"{path} has unknown key {str(extra[0])!r}")
         role = message.get("role")
-        if role not in roles:
+        if not isinstance(role, str) or role not in roles:
             raise ContinuationError(f"{path}.role must be one of {sorted(roles)}")
         content = message.get("content")
         if role == "system":
@@ -129,12 +129,36 @@ def _check_history(
     if out[0]["role"] != "user":
         raise ContinuationError("history[0] must be a user message")
     last_non_system = next(m for m in reversed(out) if m["role"] != "system")
-    if last_non_system["role"] != "user":
+    # A system group at the end (already placed by the rules above, e.g. after an
+    # assistant turn ending in a server-tool result) separates the replayed turn.
+    if last_non_system["role"] != "user" and out[-1]["role"] != "system":
         raise ContinuationError(
-            "history must end with a user message (assistant prefill before a tool turn is "
-            "not replayable by this builder)"
+            "history must end with a user message or a mid-conversation system group "
+            "(an assistant prefill before a tool turn is not replayable by this builder)"
         )
     return [_copy(m, f"history[{i}]") for i, m in enumerate(out)]
+
+
+#: History block types and the key that carries a tool use id.
+_HISTORY_ID_KEYS: Final = {"tool_use": "id", "server_tool_use": "id", "tool_result": "tool_use_id"}
+
+
+def _check_not_replayed(history: list[dict[str, Any]], turn_ids: set[str]) -> None:
+    # The turn appended to its own history (a double append) would replay or answer
+    # a call twice; the ids of one turn are unique, so any match is that mistake.
+    for i, message in enumerate(history):
+        content = message.get("content")
+        if not isinstance(content, list):
+            continue
+        for j, block in enumerate(content):
+            btype = block.get("type") if isinstance(block, dict) else None
+            key = _HISTORY_ID_KEYS.get(btype) if isinstance(btype, str) else None
+            value = block.get(key) if key is not None else None
+            if isinstance(value, str) and value in turn_ids:
+                raise ContinuationError(
+                    f"history[{i}].content[{j}] already holds tool use id {value[:64]!r} of "
+                    "this turn: the turn is replayed by the builder, not by the history"
+                )
 
 
 def _check_tools(
@@ -199,7 +223,8 @@ def build_anthropic_messages_continuation(
     :class:`ResultBindingError` for missing/extra/duplicate/recovery results,
     :class:`ContinuationError` for every other invalid input (a turn without
     client calls or with a stop reason that has no continuation, history shape or
-    system-message placement, undeclared client tool, protected request control).
+    system-message placement, a history that already holds an id of this turn,
+    undeclared client tool, protected request control or a case/space variant).
     """
     from .anthropic_messages import (
         REVISIONS,
@@ -260,17 +285,23 @@ def build_anthropic_messages_continuation(
         result_types=result_types,
         roles=tables.history_roles,
     )
+    _check_not_replayed(
+        messages, {b["id"] for b in turn.blocks if isinstance(b.get("id"), str)}
+    )
     tool_defs = _check_tools(tools, [name for _, _, name, _ in client])
     body: dict[str, Any] = {}
     if request_controls is not None:
         if not isinstance(request_controls, Mapping):
             raise ContinuationError("request_controls must be a mapping")
+        protected = {name.casefold() for name in tables.protected_request_fields}
         for key in request_controls:
             if not isinstance(key, str):
                 raise ContinuationError("request_controls keys must be strings")
-            if key in tables.protected_request_fields:
+            # Case and surrounding-space variants are rejected too: a gateway that
+            # normalizes names must not turn them into an overwrite.
+            if key.strip().casefold() in protected:
                 raise ContinuationError(
-                    f"request_controls may not set protected field {key!r}"
+                    f"request_controls may not set protected field {key[:64]!r}"
                 )
         body = _copy(dict(request_controls), "request_controls")
     if system is not None:

@@ -42,6 +42,8 @@ _EVENT_NAMES = (
     "ping",
     "error",
 )
+# ToolUseBlock.caller values: only "direct" is in the pinned contract.
+_CALLERS = ({"type": "direct"}, {"type": "code_execution_20250825", "tool_id": "srv"})
 _STOP_REASONS = ("tool_use", "tool_use", "end_turn", "max_tokens", "pause_turn", "refusal", "x_future")
 _BLOCK_KINDS = ("text", "thinking", "redacted_thinking", "server", "client", "client", "fallback")
 _MAX_EVENTS = 400
@@ -185,12 +187,13 @@ def _generate(fdp: atheris.FuzzedDataProvider) -> list[dict[str, Any]]:
                 last_server = call_id
             args = {fdp.ConsumeUnicodeNoSurrogates(4): _json_value(fdp) for _ in range(fdp.ConsumeIntInRange(0, 3))}
             text = json.dumps(args, ensure_ascii=fdp.ConsumeBool()) if args or fdp.ConsumeBool() else ""
-            events.append(
-                _ev("content_block_start", index=index, content_block={
-                    "type": "tool_use" if kind == "client" else "server_tool_use",
-                    "id": call_id, "name": "web_search" if kind == "server" else "lookup",
-                    "input": {}})
-            )
+            block: dict[str, Any] = {
+                "type": "tool_use" if kind == "client" else "server_tool_use",
+                "id": call_id, "name": "web_search" if kind == "server" else "lookup",
+                "input": {}}
+            if fdp.ConsumeIntInRange(0, 7) == 0:
+                block["caller"] = dict(_CALLERS[fdp.ConsumeIntInRange(0, len(_CALLERS) - 1)])
+            events.append(_ev("content_block_start", index=index, content_block=block))
             for part in _split(fdp, text):
                 events.append(
                     _ev("content_block_delta", index=index, delta={"type": "input_json_delta", "partial_json": part})
@@ -271,6 +274,16 @@ def _check_turn(turn: Any) -> None:
     by_id = {b["id"]: b for b in client}
     for call in turn.calls:
         _check(call.arguments == by_id[call.call_id]["input"], "arguments differ from the block")
+    for rc in turn.recovery_calls:
+        if rc.partial_json is not None:
+            _check(by_id[rc.call_id]["input"] == {"INVALID_JSON": rc.partial_json},
+                   "incomplete input must be replayed wrapped, unrepaired")
+            _check(rc.arguments is None, "incomplete input must not have arguments")
+        else:
+            _check(rc.arguments == by_id[rc.call_id]["input"], "recovery arguments differ")
+    for b in client:
+        caller = b.get("caller")
+        _check(caller is None or caller.get("type") == "direct", "non-direct caller accepted")
     servers = {b["id"] for b in turn.blocks if b.get("type") == "server_tool_use"}
     _check(not servers.intersection(call_ids), "server tool offered for execution")
     tools = [{"name": "lookup", "input_schema": {"type": "object"}}]

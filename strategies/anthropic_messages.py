@@ -31,6 +31,11 @@ __all__ = [
     "mutated_streams",
     "expected_client_ids",
     "split_text",
+    "DRIFT_POINTS",
+    "known_keys",
+    "drift_schema",
+    "drift_strategies",
+    "pinned_event_strategy",
 ]
 
 # The protocol as this model understands it (written from the references, not
@@ -323,6 +328,10 @@ def expected_client_ids(turn: TurnModel) -> list[str]:
     return [b.fields["id"] for b in turn.blocks if b.kind == "tool_use"]
 
 
+def _first(events: list[dict[str, Any]], name: str) -> dict[str, Any]:
+    return next(e for e in events if e["event"] == name)
+
+
 def _index_of(events: list[dict[str, Any]], name: str) -> list[int]:
     return [i for i, e in enumerate(events) if e["event"] == name]
 
@@ -343,6 +352,10 @@ MUTATIONS = (
     "delta_for_closed_block",
     "error_event",
     "stop_reason_changed",
+    "max_tokens_cuts_last_input",
+    "non_direct_caller",
+    "null_required_usage",
+    "server_result_claims_client_id",
 )
 
 
@@ -350,11 +363,22 @@ MUTATIONS = (
 def mutated_streams(draw: st.DrawFn, mutation: str | None = None) -> Mutated:
     """A valid stream with one mutation applied, and the required outcome."""
     name = mutation or draw(st.sampled_from(MUTATIONS))
-    if name == "eager_invalid_json" or name == "invalid_json_without_eager":
-        turn = draw(turn_models(stop_reason="max_tokens"))
+    if name in ("eager_invalid_json", "invalid_json_without_eager", "max_tokens_cuts_last_input"):
+        # Incomplete client input. Eager streaming excuses it anywhere (recovery);
+        # without eager only a max_tokens cut of the LAST block is excused
+        # (the tool-use page: max_tokens may cut a tool_use input); else a StrictJSONError.
+        # The "Stop reasons" page: model_context_window_exceeded is a truncation too.
+        stop = (
+            draw(st.sampled_from(["max_tokens", "model_context_window_exceeded"]))
+            if name == "max_tokens_cuts_last_input"
+            else draw(st.sampled_from(["max_tokens", "tool_use", "end_turn"]))
+        )
+        turn = draw(turn_models(stop_reason=stop))
         extra = draw(_client_tool(min_args=1))
-        position = draw(st.integers(0, len(turn.blocks)))
         blocks = list(turn.blocks)
+        position = (
+            len(blocks) if name == "max_tokens_cuts_last_input" else draw(st.integers(0, len(blocks)))
+        )
         ids = {b.fields.get("id") for b in blocks}
         new_id = extra.fields["id"]
         while new_id in ids:
@@ -362,10 +386,14 @@ def mutated_streams(draw: st.DrawFn, mutation: str | None = None) -> Mutated:
         extra = replace(extra, fields={**extra.fields, "id": new_id})
         # Dropping the closing brace leaves incomplete JSON (an object needs it).
         blocks.insert(position, replace(extra, eager_truncate=draw(st.integers(1, 2))))
+        if name == "invalid_json_without_eager" and stop == "max_tokens" and position == len(blocks) - 1:
+            blocks.append(Block("text", {"text": ""}, stream_text="after the cut"))
         turn = replace(turn, blocks=tuple(blocks))
         events = render(draw, turn)
         if name == "eager_invalid_json":
             return Mutated(name, events, "recovery", eager=True)
+        if name == "max_tokens_cuts_last_input":
+            return Mutated(name, events, "recovery")
         return Mutated(name, events, "StrictJSONError")
     if name == "fallback_block" or name == "unknown_block":
         turn = draw(turn_models())
@@ -390,6 +418,53 @@ def mutated_streams(draw: st.DrawFn, mutation: str | None = None) -> Mutated:
         turn = draw(turn_models())
         turn = replace(turn, output_start=turn.output_end + draw(st.integers(1, 50)))
         return Mutated(name, render(draw, turn), "ProtocolViolation")
+
+    if name == "non_direct_caller":
+        # A client tool_use called from code execution (programmatic tool calling).
+        turn = draw(turn_models())
+        if not any(b.kind == "tool_use" for b in turn.blocks):
+            ids = {b.fields.get("id") for b in turn.blocks}
+            call_id = "direct-or-not"
+            while call_id in ids:
+                call_id += "#x"
+            client = Block("tool_use", {"id": call_id, "name": "f", "input": {}}, stream_text="{}")
+            turn = replace(turn, blocks=(*turn.blocks, client))
+        events = render(draw, turn)
+        starts = [
+            e for e in events
+            if e["event"] == "content_block_start" and e["data"]["content_block"]["type"] == "tool_use"
+        ]
+        target = draw(st.sampled_from(starts))
+        target["data"]["content_block"]["caller"] = draw(
+            st.sampled_from(
+                [
+                    {"type": "code_execution_20250825", "tool_id": "srv"},
+                    {"type": "code_execution_20260120", "tool_id": "srv"},
+                    {"type": "future_caller"},
+                ]
+            )
+        )
+        return Mutated(name, events, "UnsupportedProviderState")
+    if name == "server_result_claims_client_id":
+        # Only the host answers a client call: a server result naming one conflicts.
+        turn = draw(turn_models(require_client=True))
+        blocks = list(turn.blocks)
+        client_id = draw(st.sampled_from([b.fields["id"] for b in blocks if b.kind == "tool_use"]))
+        forged = Block(
+            draw(st.sampled_from(SERVER_RESULT_TYPES)), {"tool_use_id": client_id, "content": []}
+        )
+        blocks.insert(draw(st.integers(0, len(blocks))), forged)
+        return Mutated(name, render(draw, replace(turn, blocks=tuple(blocks))), "ProtocolViolation")
+    if name == "null_required_usage":
+        turn = draw(turn_models())
+        events = render(draw, turn)
+        where = draw(st.sampled_from(["start_input", "start_output", "delta_output"]))
+        if where == "delta_output":
+            _first(events, "message_delta")["data"]["usage"]["output_tokens"] = None
+        else:
+            usage = _first(events, "message_start")["data"]["message"]["usage"]
+            usage["input_tokens" if where == "start_input" else "output_tokens"] = None
+        return Mutated(name, events, "ProtocolViolation")
 
     turn = draw(turn_models())
     if name in ("block_overlap", "reused_index", "dropped_stop", "delta_mismatch", "delta_for_closed_block"):
@@ -486,40 +561,85 @@ def mutated_streams(draw: st.DrawFn, mutation: str | None = None) -> Mutated:
     raise ValueError(f"unknown mutation {name!r}")
 
 
-def from_pinned_schema(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
-    """Instances of the draft-07 subset the pinned envelope schemas use.
+# --------------------------------------------------------------------------- schema-driven drift
+#
+# Built on hypothesis-jsonschema (``from_schema``) over the pinned draft-07 event
+# schemas in fixtures/schemas/anthropic_messages/. The schemas, not the parser,
+# say which keys are known at each level; everything else is drift.
 
-    Supports ``const``, ``oneOf``, ``type`` (a name or a list), ``properties`` +
-    ``required`` (optional properties drawn or left out, plus occasional unknown
-    keys unless ``additionalProperties`` is false), ``minimum``, ``minLength`` and
-    ``maxItems``. A stand-in for hypothesis-jsonschema, whose object generation
-    does not run on the pinned hypothesis version.
+#: Where each pinned event may carry unknown optional fields (paths into the
+#: envelope). The empty path is the envelope itself, which is closed.
+DRIFT_POINTS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "message_start": (("data",), ("data", "message"), ("data", "message", "usage")),
+    "content_block_start": (("data",), ("data", "content_block")),
+    "content_block_delta": (("data",), ("data", "delta")),
+    "content_block_stop": (("data",),),
+    "message_delta": (("data",), ("data", "delta"), ("data", "usage")),
+    "message_stop": (("data",),),
+    "ping": (("data",),),
+}
+
+_DRIFT_SCALAR: dict[str, Any] = {
+    "type": ["null", "boolean", "string", "integer", "number"],
+    "minimum": -(2**53),
+    "maximum": 2**53,
+    "maxLength": 12,
+}
+_DRIFT_VALUE: dict[str, Any] = {
+    "anyOf": [
+        _DRIFT_SCALAR,
+        {"type": "array", "items": _DRIFT_SCALAR, "maxItems": 3},
+        {"type": "object", "additionalProperties": _DRIFT_SCALAR, "maxProperties": 3},
+    ]
+}
+
+
+def known_keys(schema: dict[str, Any], path: tuple[str, ...]) -> frozenset[str]:
+    """Keys a pinned event schema names at ``path`` (union over ``oneOf`` branches)."""
+    nodes = [schema]
+    for key in path:
+        nodes = [
+            branch["properties"][key]
+            for node in nodes
+            for branch in node.get("oneOf", [node])
+            if key in branch.get("properties", {})
+        ]
+    return frozenset(
+        key for node in nodes for branch in node.get("oneOf", [node]) for key in branch.get("properties", {})
+    )
+
+
+def drift_schema(schema: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any]:
+    """A draft-07 schema of 1-3 fields the pinned ``schema`` does not name at ``path``."""
+    return {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "minProperties": 1,
+        "maxProperties": 3,
+        "propertyNames": {"not": {"enum": sorted(known_keys(schema, path))}},
+        "additionalProperties": _DRIFT_VALUE,
+    }
+
+
+def drift_strategies(
+    schemas: dict[str, dict[str, Any]],
+) -> dict[tuple[str, tuple[str, ...]], st.SearchStrategy[dict[str, Any]]]:
+    """``from_schema`` strategies of unknown fields for every drift point and the envelope.
+
+    Keyed by ``(event name, path)``; build once (hypothesis-jsonschema
+    canonicalizes each schema) and reuse.
     """
-    if "const" in schema:
-        return st.just(schema["const"])
-    if "oneOf" in schema:
-        return st.one_of([from_pinned_schema(s) for s in schema["oneOf"]])
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        return st.one_of([from_pinned_schema({**schema, "type": k}) for k in kind])
-    if kind == "null":
-        return st.none()
-    if kind == "integer":
-        return st.integers(min_value=schema.get("minimum"), max_value=2**40)
-    if kind == "string":
-        return st.text(min_size=schema.get("minLength", 0), max_size=12)
-    if kind == "array":
-        return st.lists(_json_values, max_size=schema.get("maxItems", 3))
-    if kind == "object" or "properties" in schema:
-        props: dict[str, Any] = schema.get("properties", {})
-        required = set(schema.get("required", ()))
-        fixed = {k: from_pinned_schema(v) for k, v in props.items() if k in required}
-        optional = {k: from_pinned_schema(v) for k, v in props.items() if k not in required}
-        for key in required - set(props):
-            fixed[key] = _json_values
-        base = st.fixed_dictionaries(fixed, optional=optional)
-        if schema.get("additionalProperties") is False:
-            return base
-        extra = st.dictionaries(st.text(min_size=1, max_size=6), _json_values, max_size=2)
-        return st.tuples(base, extra).map(lambda pair: {**pair[1], **pair[0]})
-    return _json_values
+    from hypothesis_jsonschema import from_schema
+
+    out: dict[tuple[str, tuple[str, ...]], st.SearchStrategy[dict[str, Any]]] = {}
+    for name, points in DRIFT_POINTS.items():
+        for path in ((), *points):
+            out[(name, path)] = from_schema(drift_schema(schemas[name], path))
+    return out
+
+
+def pinned_event_strategy(schemas: dict[str, dict[str, Any]]) -> st.SearchStrategy[Any]:
+    """Arbitrary instances of the pinned envelope schemas (``from_schema``), any event."""
+    from hypothesis_jsonschema import from_schema
+
+    return st.one_of([from_schema(schemas[name]) for name in sorted(schemas)])

@@ -454,10 +454,12 @@ def test_one_incomplete_eager_input_blocks_the_whole_tool_use_turn() -> None:
 
 
 def test_eager_streaming_is_declared_per_tool_name() -> None:
-    ok = parse_events(eager_stream(), eager_input_streaming={"make_file"})
-    assert len(ok.recovery_calls) == 2
+    # Under stop_reason tool_use only the eager declaration excuses incomplete input
+    # (under max_tokens the documented cut of the last block is excused anyway).
+    ok = parse_events(eager_stream("tool_use"), eager_input_streaming={"make_file"})
+    assert len(ok.recovery_calls) == 2 and ok.calls == ()
     with pytest.raises(StrictJSONError):
-        parse_events(eager_stream(), eager_input_streaming={"lookup_order"})
+        parse_events(eager_stream("tool_use"), eager_input_streaming={"lookup_order"})
 
 
 def test_eager_streaming_does_not_relax_server_tool_input() -> None:
@@ -999,6 +1001,11 @@ def test_system_role_in_history_needs_the_capability_proof() -> None:
         ([U, SYS, SYS], True),
         ([U, SYS, A, U], True),
         ([U, SERVER_END, SYS, A, U], True),
+        # The seed: after the group, "the end"; the builder then appends the turn.
+        ([U, SERVER_END, SYS], True),
+        ([U, SERVER_END, SYS, SYS], True),
+        ([U, SERVER_END], False),
+        ([U, A, SYS], False),
         ([SYS, U], False),
         ([U, A, SYS, A, U], False),
         ([U, SYS, U], False),
@@ -1130,3 +1137,195 @@ def test_builder_adds_no_fields_of_its_own() -> None:
     assert [set(m) for m in body["messages"]] == [{"role", "content"}] * 3
     for item in body["messages"][-1]["content"]:
         assert set(item) == {"type", "tool_use_id", "content", "is_error"}
+
+
+# --------------------------------------------------------------------------- review: attacks
+
+
+def test_max_tokens_cut_in_the_last_tool_input_is_a_recovery_call_without_eager() -> None:
+    # The tool-use page: a max_tokens stop may leave the last tool_use input incomplete.
+    # That is a documented truncation, so it is a recovery call, not a broken stream.
+    turn = parse_events(eager_stream("max_tokens"))
+    assert turn.calls == ()
+    ok, cut = turn.recovery_calls
+    assert (ok.call_id, ok.arguments) == ("call-ok", {"order_ref": "A"})
+    assert cut.call_id == "call-cut" and cut.arguments is None
+    assert cut.partial_json == '{"filename": "poem.txt", "lines": ["Roses'
+    assert "truncation" in cut.reason
+    assert turn.blocks[1]["input"] == {INVALID_JSON_KEY: cut.partial_json}
+    tools = [*TOOLS, {"name": "make_file", "input_schema": {"type": "object"}}]
+    content = build(turn, [], tools=tools)["messages"][-1]["content"]
+    assert [c["is_error"] for c in content] == [True, True]
+
+
+@pytest.mark.parametrize("stop_reason", ["tool_use", "end_turn", "pause_turn", "future"])
+def test_incomplete_input_without_eager_fails_unless_the_turn_hit_max_tokens(
+    stop_reason: str,
+) -> None:
+    with pytest.raises(StrictJSONError, match="block 1"):
+        parse_events(eager_stream(stop_reason))
+
+
+def test_incomplete_input_without_eager_must_be_the_last_block() -> None:
+    events = eager_stream("max_tokens")
+    events[-2:-2] = text_block(2, "more text after the cut")
+    with pytest.raises(StrictJSONError, match="block 1"):
+        parse_events(events)
+
+
+def test_truncated_input_is_never_executed_even_if_the_stream_then_says_tool_use() -> None:
+    # message_delta with stop_reason null first, then max_tokens: still recovery.
+    events = eager_stream("max_tokens")
+    events.insert(-2, ev("message_delta", delta={"stop_reason": None}, usage={"output_tokens": 5}))
+    assert parse_events(events).calls == ()
+    # The other order: a non-truncation stop reason is final; the stream fails there.
+    events = eager_stream("tool_use")
+    at = next(i for i, e in enumerate(events) if e["event"] == "message_delta")
+    stream = AnthropicMessagesStream()
+    for e in events[:at]:
+        stream.feed(e)
+    with pytest.raises(StrictJSONError, match=f"event {at}"):
+        stream.feed(events[at])
+    with pytest.raises(ContractError):
+        stream.close()
+
+
+@pytest.mark.parametrize(
+    "where,key",
+    [("message_start", "input_tokens"), ("message_start", "output_tokens"),
+     ("message_delta", "output_tokens")],
+)
+def test_required_usage_counters_must_be_integers_not_null(where: str, key: str) -> None:
+    events = [start(), *text_block(0, "a"), *finish("end_turn")]
+    if where == "message_start":
+        events[0]["data"]["message"]["usage"][key] = None
+    else:
+        events[-2]["data"]["usage"][key] = None
+    with pytest.raises(ProtocolViolation, match=f"usage.{key}"):
+        parse_events(events)
+
+
+@pytest.mark.parametrize(
+    "caller",
+    [{"type": "code_execution_20250825", "tool_id": "srv"},
+     {"type": "code_execution_20260120", "tool_id": "srv"}, {"type": "future_caller"},
+     {"type": ["direct"]}, {}],
+)
+def test_client_tool_use_from_a_non_direct_caller_fails_closed(caller: dict[str, Any]) -> None:
+    # Programmatic tool calling changes the continuation contract (container,
+    # tool_result-only message); the pinned contract does not implement it.
+    events = [start(), *tool_block(0, "c", "lookup_order", "{}"), *finish()]
+    events[1]["data"]["content_block"]["caller"] = caller
+    with pytest.raises(UnsupportedProviderState, match="caller"):
+        parse_events(events)
+
+
+def test_mutating_executable_call_arguments_is_detected_by_the_builder() -> None:
+    turn = parse_events(two_call_stream())
+    turn.calls[0].arguments["order_ref"] = "Z"
+    with pytest.raises(SnapshotMutated):
+        build(turn)
+
+
+def test_mutating_recovery_call_arguments_is_detected_by_the_builder() -> None:
+    turn = parse_events(two_call_stream("max_tokens"))
+    args = turn.recovery_calls[0].arguments
+    assert args is not None
+    args["order_ref"] = "Z"
+    with pytest.raises(SnapshotMutated):
+        build(turn, [])
+
+
+@pytest.mark.parametrize("role", [[], {}, ["user"], None, 1, True])
+def test_history_role_of_any_type_is_a_continuation_error(role: Any) -> None:
+    turn = parse_events(two_call_stream())
+    with pytest.raises(ContinuationError, match=r"history\[0\]\.role"):
+        build(turn, history=[{"role": role, "content": "x"}])
+
+
+@pytest.mark.parametrize("key", ["Model", "MESSAGES", " system", "Tools", "max_tokens\t", "ſystem"])
+def test_request_controls_cannot_overwrite_protected_fields_by_case_or_space(key: str) -> None:
+    turn = parse_events(two_call_stream())
+    with pytest.raises(ContinuationError, match="protected"):
+        build(turn, request_controls={key: "x"})
+
+
+def _server_result(index: int, tool_use_id: str) -> list[dict[str, Any]]:
+    return [
+        ev("content_block_start", index=index, content_block={
+            "type": "web_search_tool_result", "tool_use_id": tool_use_id, "content": []}),
+        ev("content_block_stop", index=index),
+    ]
+
+
+def test_server_tool_result_may_not_claim_a_client_tool_use_id() -> None:
+    # A server result for a client call would let the provider answer a call the
+    # host must answer; the identities conflict whichever comes first.
+    after = [start(), *tool_block(0, "cli-1", "lookup_order", "{}"), *_server_result(1, "cli-1"),
+             *finish()]
+    with pytest.raises(ProtocolViolation, match="cli-1"):
+        parse_events(after)
+    before = [start(), *_server_result(0, "cli-1"), *tool_block(1, "cli-1", "lookup_order", "{}"),
+              *finish()]
+    with pytest.raises(ProtocolViolation, match="cli-1"):
+        parse_events(before)
+
+
+def test_server_tool_result_for_an_earlier_server_tool_use_is_accepted() -> None:
+    # pause_turn continuations may also answer a server_tool_use of an earlier
+    # message, so an unknown (not client) id is kept, not rejected.
+    turn = parse_events([start(), *_server_result(0, "srv-from-earlier"), *finish("end_turn")])
+    assert turn.blocks[0]["tool_use_id"] == "srv-from-earlier"
+
+
+@pytest.mark.parametrize("where", ["tool_use", "tool_result"])
+def test_history_may_not_already_contain_a_call_of_this_turn(where: str) -> None:
+    # A turn appended to its own history (double append) would replay call-A twice
+    # or answer it twice; fail before building.
+    turn = parse_events(two_call_stream())
+    block = (
+        {"type": "tool_use", "id": "call-A", "name": "lookup_order", "input": {}}
+        if where == "tool_use"
+        else {"type": "tool_result", "tool_use_id": "call-A", "content": "old"}
+    )
+    role = "assistant" if where == "tool_use" else "user"
+    history = [U, {"role": "assistant", "content": "ok"}, {"role": role, "content": [block]}]
+    if role == "assistant":
+        history.append(U)
+    with pytest.raises(ContinuationError, match="call-A"):
+        build(turn, history=history)
+
+
+@pytest.mark.parametrize(
+    "position,outcome",
+    [
+        (0, ProtocolViolation),  # message_start again
+        (1, ProtocolViolation),  # content_block_start: index reused / overlap
+        (4, ProtocolViolation),  # content_block_stop: block already closed
+        (-2, None),  # message_delta: cumulative and same stop_reason, so idempotent
+        (-1, ProtocolViolation),  # message_stop twice
+    ],
+)
+def test_replayed_structural_events_are_rejected(position: int, outcome: Any) -> None:
+    # Messages SSE has no sequence numbers or event ids: a replayed DELTA cannot be
+    # told from a new one (a transport concern, see the doc); every structural event
+    # replayed is either rejected or, for message_delta, changes nothing.
+    events = two_call_stream()
+    at = position % len(events)
+    replayed = [*events[: at + 1], copy.deepcopy(events[at]), *events[at + 1 :]]
+    if outcome is None:
+        assert parse_events(replayed).digest == parse_events(events).digest
+    else:
+        with pytest.raises(outcome, match=f"event {at + 1}"):
+            parse_events(replayed)
+
+
+def test_model_context_window_exceeded_is_a_truncation_too() -> None:
+    # "Stop reasons and fallback": treat the response as truncated. A cut last input
+    # is a recovery call (not a broken stream); complete siblings never execute.
+    turn = parse_events(eager_stream("model_context_window_exceeded"))
+    assert turn.calls == ()
+    assert turn.recovery_calls[1].partial_json is not None
+    complete = parse_events(two_call_stream("model_context_window_exceeded"))
+    assert complete.calls == ()
+    assert all("truncated" in c.reason for c in complete.recovery_calls)

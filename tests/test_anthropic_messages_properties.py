@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import jsonschema
-from hypothesis import event, given
+import pytest
+from hypothesis import Phase, event, find, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     Bundle,
@@ -30,13 +32,15 @@ from contracts.anthropic_messages import (
     build_anthropic_messages_continuation,
     parse_events,
 )
-from contracts.errors import ContractError, ProtocolViolation, StreamTruncated
+from contracts.errors import ContractError, ProtocolViolation, StreamTruncated, StrictJSONError
 from contracts.results import ModelVisibleToolResult
 from strategies.anthropic_messages import (
+    DRIFT_POINTS,
     MUTATIONS,
+    drift_strategies,
     expected_client_ids,
-    from_pinned_schema,
     mutated_streams,
+    pinned_event_strategy,
     render,
     turn_models,
     valid_streams,
@@ -47,6 +51,9 @@ SCHEMAS = {
     p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted(SCHEMAS_DIR.glob("*.json"))
 }
 VALIDATORS = {name: jsonschema.Draft7Validator(schema) for name, schema in SCHEMAS.items()}
+# hypothesis-jsonschema strategies, built once (each schema is canonicalized lazily).
+PINNED_EVENTS = pinned_event_strategy(SCHEMAS)
+DRIFT = drift_strategies(SCHEMAS)
 HISTORY = [{"role": "user", "content": "go"}]
 
 
@@ -92,6 +99,11 @@ def test_valid_stream_releases_exactly_the_client_calls_of_a_tool_use_turn(case:
             assert parsed["input"] == expected
     servers = {b.fields["id"] for b in model.blocks if b.kind == "server_tool_use"}
     assert not servers & {c.call_id for c in turn.calls}
+    # Arguments are the concatenated fragments, parsed (or the start {} if none).
+    inputs = {b.fields["id"]: b.stream_text for b in model.blocks if b.kind == "tool_use"}
+    for call in (*turn.calls, *turn.recovery_calls):
+        text = inputs[call.call_id]
+        assert call.arguments == (json.loads(text) if text else {})
 
 
 @given(turn_models(), st.data())
@@ -117,12 +129,6 @@ def test_incremental_feed_equals_whole_parse_and_input_is_untouched(case: Any) -
     incremental = stream.close()
     assert incremental.digest == parse_events(events).digest
     assert events == before
-
-
-@given(st.sampled_from(sorted(SCHEMAS)).flatmap(lambda n: from_pinned_schema(SCHEMAS[n])))
-def test_schema_driven_instances_validate_against_their_schema(instance: Any) -> None:
-    event(f"schema={instance['event']}")
-    assert VALIDATORS[instance["event"]].is_valid(instance)
 
 
 @given(valid_streams())
@@ -151,12 +157,129 @@ def test_continuation_binds_one_result_per_call_results_first_and_replays_blocks
     assert body["messages"][:-2] == HISTORY
 
 
+_U = {"role": "user", "content": "u"}
+_A = {"role": "assistant", "content": [{"type": "text", "text": "a"}]}
+_A_SERVER_END = {"role": "assistant", "content": [
+    {"type": "server_tool_use", "id": "srv-old", "name": "web_search", "input": {}},
+    {"type": "web_search_tool_result", "tool_use_id": "srv-old", "content": []}]}
+_SYS = {"role": "system", "content": "s"}
+_HISTORY_PARTS = {"U": _U, "A": _A, "S": _A_SERVER_END, "Y": _SYS}
+
+
+def _seed_allows(kinds: str, capability: bool) -> bool:
+    """The seed's history rules, written from its text (U user, A assistant,
+    S assistant ending in a server-tool result, Y mid-conversation system)."""
+    if not kinds or kinds[0] != "U":
+        return False
+    if "Y" in kinds and not capability:
+        return False
+    groups = [(m.start(), m.end()) for m in re.finditer("Y+", kinds)]
+    for begin, end in groups:
+        if kinds[begin - 1] not in "US":  # right after a user turn or a server-result end
+            return False
+        if end < len(kinds) and kinds[end] not in "AS":  # then only the end or an assistant
+            return False
+    rest = kinds.rstrip("Y")
+    return rest[-1] == "U" or rest != kinds  # ends with a user turn, or a system group
+
+
+_PLAUSIBLE_HISTORIES = st.tuples(
+    st.lists(st.sampled_from(["AU", "SU", "YAU", "SYAU", "SYSU", "YYAU"]), max_size=3),
+    st.sampled_from(["", "Y", "SY", "SYY", "A", "S"]),
+).map(lambda parts: "U" + "".join(parts[0]) + parts[1])
+
+
+@given(st.text(alphabet="UASY", max_size=6) | _PLAUSIBLE_HISTORIES, st.booleans())
+def test_history_rules_match_the_seed(kinds: str, capability: bool) -> None:
+    turn = parse_events(_TWO_CALLS)
+    history = [_HISTORY_PARTS[k] for k in kinds]
+    expected = _seed_allows(kinds, capability)
+    event(f"history {'accepted' if expected else 'rejected'}; system={'Y' in kinds}")
+    try:
+        body = build_anthropic_messages_continuation(
+            turn, [ModelVisibleToolResult(c.call_id, "o") for c in turn.calls],
+            history=history, model="m", max_tokens=8, tools=tools_for(["f"]),
+            mid_conversation_system_capability=capability,
+        )
+    except errors.ContinuationError:
+        assert not expected, kinds
+        return
+    assert expected, kinds
+    assert body["messages"][: len(history)] == history
+
+
+_TWO_CALLS = [
+    {"event": "message_start", "data": {"type": "message_start", "message": {
+        "id": "m", "type": "message", "role": "assistant", "content": [], "model": "x",
+        "stop_reason": None, "usage": {"input_tokens": 1, "output_tokens": 1}}}},
+    {"event": "content_block_start", "data": {"type": "content_block_start", "index": 0,
+     "content_block": {"type": "tool_use", "id": "c1", "name": "f", "input": {}}}},
+    {"event": "content_block_stop", "data": {"type": "content_block_stop", "index": 0}},
+    {"event": "message_delta", "data": {"type": "message_delta",
+     "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 2}}},
+    {"event": "message_stop", "data": {"type": "message_stop"}},
+]
+
+
+# The builder's own outputs, from the issue text (not the parser's table).
+_PROTECTED = ("model", "messages", "system", "tools", "max_tokens")
+
+
+@st.composite
+def _control_keys(draw: st.DrawFn) -> tuple[str, bool]:
+    if draw(st.booleans()):
+        name = draw(st.sampled_from(_PROTECTED))
+        flips = draw(st.lists(st.booleans(), min_size=len(name), max_size=len(name)))
+        cased = "".join(c.upper() if f else c for c, f in zip(name, flips, strict=True))
+        pad = st.text(alphabet=" \t\n", max_size=2)
+        return draw(pad) + cased + draw(pad), True
+    key = draw(st.text(max_size=12))
+    return key, key.strip().casefold() in _PROTECTED
+
+
+@given(_control_keys())
+def test_request_controls_never_reach_a_protected_field(case: tuple[str, bool]) -> None:
+    key, protected = case
+    event(f"control key {'protected variant' if protected else 'free'}")
+    turn = parse_events(_TWO_CALLS)
+    kwargs: dict[str, Any] = {
+        "history": HISTORY, "model": "m", "max_tokens": 8, "tools": tools_for(["f"]),
+        "request_controls": {key: "overwrite"},
+    }
+    results = [ModelVisibleToolResult(c.call_id, "o") for c in turn.calls]
+    try:
+        body = build_anthropic_messages_continuation(turn, results, **kwargs)
+    except errors.ContinuationError:
+        assert protected, key
+        return
+    assert not protected, key
+    assert body[key] == "overwrite"
+    assert body["model"] == "m" and body["max_tokens"] == 8 and "system" not in body
+
+
 # --------------------------------------------------------------------------- mutations
 
 
 @given(mutated_streams())
 def test_every_mutation_gets_the_outcome_the_contract_requires(m: Any) -> None:
     event(f"mutation={m.mutation}")
+    check_mutation_outcome(m)
+
+
+@pytest.mark.parametrize("mutation", MUTATIONS)
+def test_each_mutation_class_gets_its_outcome_at_least_once_per_run(mutation: str) -> None:
+    # The random property's mix of classes depends on the seed; this pins one
+    # instance of EVERY class in every run (the first one generated; no shrinking).
+    m = find(
+        mutated_streams(mutation),
+        lambda _: True,
+        settings=settings(phases=[Phase.generate], database=None),
+    )
+    assert m.mutation == mutation
+    check_mutation_outcome(m)
+
+
+def check_mutation_outcome(m: Any) -> None:
     if m.expect in ("no_calls", "recovery"):
         turn = parse_events(m.events, eager_input_streaming=m.eager)
         assert turn.calls == ()
@@ -164,9 +287,16 @@ def test_every_mutation_gets_the_outcome_the_contract_requires(m: Any) -> None:
         assert [c.call_id for c in turn.recovery_calls] == client
         if m.expect == "recovery":
             assert any(c.partial_json is not None for c in turn.recovery_calls)
-            if client:
+            if turn.stop_reason in ("tool_use", "max_tokens"):
                 body = continuation(turn)
                 assert all(c["is_error"] is True for c in body["messages"][-1]["content"])
+            else:  # e.g. end_turn: no tool-result continuation is defined
+                try:
+                    continuation(turn)
+                except errors.ContinuationError:
+                    pass
+                else:
+                    raise AssertionError("continuation built for a non-continuable stop reason")
         return
     expected = getattr(errors, m.expect)
     try:
@@ -182,15 +312,16 @@ def test_every_mutation_is_known_to_the_strategy() -> None:
     assert len(set(MUTATIONS)) == len(MUTATIONS) >= 15
 
 
-@given(st.sampled_from(sorted(SCHEMAS)).flatmap(lambda n: st.lists(from_pinned_schema(SCHEMAS[n]), min_size=1, max_size=3)),
-       valid_streams(), st.data())
+@given(st.lists(PINNED_EVENTS, min_size=1, max_size=2), valid_streams(), st.data())
 def test_schema_shaped_events_spliced_anywhere_only_raise_contract_errors(
     extra: list[Any], case: Any, data: Any
 ) -> None:
+    for instance in extra:  # hypothesis-jsonschema output, checked against the schema
+        assert VALIDATORS[instance["event"]].is_valid(instance)
     _, events = case
     at = data.draw(st.integers(0, len(events)))
     events[at:at] = extra
-    event(f"spliced={extra[0]['event'] if extra else 'none'}")
+    event(f"spliced={extra[0]['event']}")
     try:
         parse_events(events)
     except ContractError as exc:
@@ -215,6 +346,70 @@ def test_a_poisoned_stream_keeps_failing(m: Any, then: str) -> None:
     except ContractError:
         return
     raise AssertionError("stream accepted input after an error")
+
+
+# --------------------------------------------------------------------------- schema drift
+
+
+@given(valid_streams(), st.data())
+def test_unknown_optional_fields_do_not_change_the_outcome(case: Any, data: Any) -> None:
+    """Fields the pinned schemas do not name, added where ``data`` objects are open,
+    keep the parse outcome (calls, recovery calls, stop reason, blocks) and are kept
+    on the blocks and the message."""
+    _, events = case
+    base = parse_events(events)
+    drifted = copy.deepcopy(events)
+    added: dict[tuple[int, tuple[str, ...]], dict[str, Any]] = {}
+    for _ in range(data.draw(st.integers(1, 3))):
+        # Event name first, then one of its occurrences: every drift point is reached
+        # about equally often, not in proportion to how many deltas a stream has.
+        name = data.draw(st.sampled_from(sorted({e["event"] for e in drifted})))
+        at = data.draw(st.sampled_from([i for i, e in enumerate(drifted) if e["event"] == name]))
+        envelope = drifted[at]
+        path = data.draw(st.sampled_from(DRIFT_POINTS[name]))
+        extras = data.draw(DRIFT[(envelope["event"], path)])
+        target = envelope
+        for key in path:
+            target = target[key]
+        for key, value in extras.items():
+            if key not in target:
+                target[key] = value
+                added.setdefault((at, path), {})[key] = value
+        assert VALIDATORS[envelope["event"]].is_valid(envelope)
+        event(f"drift at {envelope['event']}:{'.'.join(path)}")
+    turn = parse_events(drifted)
+    assert turn.calls == base.calls
+    assert turn.recovery_calls == base.recovery_calls
+    assert (turn.stop_reason, turn.stop_sequence) == (base.stop_reason, base.stop_sequence)
+    assert len(turn.blocks) == len(base.blocks)
+    kept: dict[int, dict[str, Any]] = {}
+    for (at, path), extras in added.items():
+        if path == ("data", "content_block"):
+            kept[drifted[at]["data"]["index"]] = extras
+        elif path == ("data", "message"):
+            assert all(turn.message[k] == v for k, v in extras.items())
+    for i, (parsed, expected) in enumerate(zip(turn.blocks, base.blocks, strict=True)):
+        extras = kept.get(i, {})
+        assert {k: v for k, v in parsed.items() if k not in extras} == expected
+        assert all(parsed[k] == v for k, v in extras.items())
+
+
+@given(valid_streams(), st.data())
+def test_unknown_envelope_keys_fail_closed_and_break_the_schema(case: Any, data: Any) -> None:
+    """The envelope is closed: a third key is drift the projection cannot place."""
+    _, events = case
+    at = data.draw(st.integers(0, len(events) - 1))
+    envelope = events[at]
+    extras = data.draw(DRIFT[(envelope["event"], ())])
+    envelope.update(extras)
+    event(f"envelope drift at {envelope['event']}")
+    assert not VALIDATORS[envelope["event"]].is_valid(envelope)
+    try:
+        parse_events(events)
+    except ProtocolViolation as exc:
+        assert exc.where == f"event {at}"
+        return
+    raise AssertionError("an envelope with an unknown key was accepted")
 
 
 # --------------------------------------------------------------------------- state machine
@@ -248,6 +443,7 @@ class AnthropicStreamMachine(RuleBasedStateMachine):
         self.open: dict[str, Any] | None = None
         self.tokens = start_tokens
         self.stop_reason: str | None = None
+        self.unproven_cut = False  # a non-eager client input left incomplete
         self.turn: Any = None
         self._feed(_ev("message_start", message={
             "id": "m", "type": "message", "role": "assistant", "content": [], "model": "x",
@@ -282,6 +478,12 @@ class AnthropicStreamMachine(RuleBasedStateMachine):
           name=st.sampled_from(["lookup", "search"]))
     def start_block(self, kind: str, name: str) -> None:
         index = len(self.blocks)
+        if self.unproven_cut:
+            # Only a max_tokens cut of the LAST block may leave an input incomplete.
+            event("machine: block after a non-eager incomplete input rejected")
+            self._expect_violation(_ev("content_block_start", index=index,
+                                       content_block={"type": "text", "text": ""}), StrictJSONError)
+            return
         block: dict[str, Any] = {"type": kind}
         if kind == "text":
             block["text"] = ""
@@ -341,6 +543,23 @@ class AnthropicStreamMachine(RuleBasedStateMachine):
         self.open = None
         self.phase = "message"
 
+    @precondition(lambda self: self.phase == "block" and self.open is not None
+                  and self.open["kind"] == "tool_use" and not self.open["text"])
+    @rule(head=st.sampled_from(['{"k": ', '{"k": "v', '{', '{"k": [1,']))
+    def stop_block_with_incomplete_input(self, head: str) -> None:
+        assert self.open is not None
+        index = self.open["index"]
+        event(f"machine: incomplete client input (eager={self.eager})")
+        self._feed(_ev("content_block_delta", index=index,
+                       delta={"type": "input_json_delta", "partial_json": head}))
+        self.open["text"].append(head)
+        self.open["cut"] = True
+        self._feed(_ev("content_block_stop", index=index))  # never an error at the stop itself
+        if not self.eager:
+            self.unproven_cut = True
+        self.open = None
+        self.phase = "message"
+
     @precondition(lambda self: self.phase == "block")
     @rule(chance=st.integers(0, 3))
     def overlapping_block_is_rejected(self, chance: int) -> None:
@@ -367,8 +586,13 @@ class AnthropicStreamMachine(RuleBasedStateMachine):
         if self.stop_reason is not None:
             reason = self.stop_reason
         self.tokens += more
-        self._feed(_ev("message_delta", delta={"stop_reason": reason, "stop_sequence": None},
-                       usage={"output_tokens": self.tokens}))
+        delta = _ev("message_delta", delta={"stop_reason": reason, "stop_sequence": None},
+                    usage={"output_tokens": self.tokens})
+        if self.unproven_cut and reason != "max_tokens":
+            event("machine: non-eager incomplete input without max_tokens rejected")
+            self._expect_violation(delta, StrictJSONError)
+            return
+        self._feed(delta)
         self.stop_reason = reason
         self.phase = "delta"
 
@@ -380,6 +604,19 @@ class AnthropicStreamMachine(RuleBasedStateMachine):
         event("machine: usage regression rejected")
         self._expect_violation(_ev("message_delta", delta={"stop_reason": None},
                                    usage={"output_tokens": self.tokens - 1}))
+
+    @precondition(lambda self: self.phase == "message" and self.stop_reason is None
+                  and any(b.get("cut") for b in self.blocks))
+    @rule(more=st.integers(0, 5))
+    def max_tokens_ends_a_turn_with_an_incomplete_input(self, more: int) -> None:
+        # The documented way such a turn ends: max_tokens, then message_stop.
+        self.tokens += more
+        self._feed(_ev("message_delta", delta={"stop_reason": "max_tokens", "stop_sequence": None},
+                       usage={"output_tokens": self.tokens}))
+        self.stop_reason = "max_tokens"
+        self._feed(_ev("message_stop"))
+        self.phase = "stopped"
+        self.close()
 
     @precondition(lambda self: self.phase == "delta")
     @rule()
@@ -419,6 +656,14 @@ class AnthropicStreamMachine(RuleBasedStateMachine):
             assert calls == []
         if self.stop_reason == "max_tokens":
             assert calls == [] and len(recovery) == len(client_ids)
+        cut = [b["id"] for b in client if b.get("cut")]
+        if cut:
+            event("machine: closed a turn with an incomplete input")
+            assert calls == []
+            partial = {c.call_id: c.partial_json for c in turn.recovery_calls}
+            for b in client:
+                if b.get("cut"):
+                    assert partial[b["id"]] == "".join(b["text"])
         servers = {b["id"] for b in self.blocks if b["kind"] == "server_tool_use"}
         assert not servers & set(calls)
         for parsed, model in zip(turn.blocks, self.blocks, strict=True):
