@@ -160,6 +160,13 @@ USAGE_TOTAL_FIELDS: Final = ("total_input_tokens", "total_output_tokens", "total
 
 #: Bound on nesting of any JSON value read from an event or caller input.
 MAX_JSON_DEPTH: Final = 64
+#: Bound on the nodes visited when copying one JSON value. A Python caller can pass
+#: an object graph with shared references whose JSON expansion is exponential in its
+#: size; the budget keeps the copy linear in what is actually read.
+MAX_JSON_NODES: Final = 250_000
+#: Bound on integer magnitude (about 1,000 decimal digits, the strict JSON loader's
+#: number-literal bound); larger integers cannot even be serialized for the digest.
+MAX_INT_BITS: Final = 3_322
 _INT32_MIN: Final = -(2**31)
 _INT32_MAX: Final = 2**31 - 1
 
@@ -171,15 +178,27 @@ Origin = Literal["stream", "create", "get"]
 def _json_copy(value: object, where: str, error: type[ContractError] = ProtocolViolation) -> Any:
     """Deep-copy a JSON-compatible value iteratively, validating every node.
 
-    Only exact ``dict`` (str keys), ``list``, ``str``, ``int``, ``bool``, finite
-    ``float`` and ``None`` pass; depth is bounded by :data:`MAX_JSON_DEPTH`.
+    Only exact ``dict`` (str keys), ``list``, ``str`` (no lone surrogates), ``int``
+    (at most :data:`MAX_INT_BITS` bits), ``bool``, finite ``float`` and ``None`` pass;
+    depth is bounded by :data:`MAX_JSON_DEPTH`, nodes by :data:`MAX_JSON_NODES`.
     """
     holder: list[Any] = [None]
     stack: list[tuple[object, Any, Any, int]] = [(value, holder, 0, 0)]
+    nodes = 0
     while stack:
         src, container, key, depth = stack.pop()
+        nodes += 1
+        if nodes > MAX_JSON_NODES:
+            raise LimitExceeded(f"JSON value with more than {MAX_JSON_NODES} nodes at {where}")
         kind = type(src)
-        if src is None or kind is str or kind is bool or kind is int:
+        if kind is str:
+            _check_text(src, where, error)  # type: ignore[arg-type]
+            container[key] = src
+        elif kind is int:
+            if src.bit_length() > MAX_INT_BITS:  # type: ignore[attr-defined]
+                raise LimitExceeded(f"integer with more than {MAX_INT_BITS} bits at {where}")
+            container[key] = src
+        elif src is None or kind is bool:
             container[key] = src
         elif kind is float:
             if not math.isfinite(src):  # type: ignore[arg-type]
@@ -194,6 +213,7 @@ def _json_copy(value: object, where: str, error: type[ContractError] = ProtocolV
                 for k, v in src.items():  # type: ignore[attr-defined]
                     if type(k) is not str:
                         raise error(f"non-string object key at {where}")
+                    _check_text(k, where, error)
                     new_dict[k] = None
                     stack.append((v, new_dict, k, depth + 1))
             else:
@@ -205,6 +225,21 @@ def _json_copy(value: object, where: str, error: type[ContractError] = ProtocolV
         else:
             raise error(f"value of type {kind.__name__} is not JSON at {where}")
     return holder[0]
+
+
+def _check_text(text: str, where: str, error: type[ContractError]) -> None:
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise error(f"string with a lone surrogate code point at {where}") from exc
+
+
+def _check_config(revision: object, limits: object) -> None:
+    if type(revision) is not str or revision not in EVENT_TYPES:
+        raise UnsupportedProviderState(f"unknown contract revision {revision!r}")
+    if not isinstance(limits, StreamLimits):
+        raise ProtocolViolation(f"limits must be a StreamLimits, got {type(limits).__name__}")
 
 
 def _fingerprint(value: Any, where: str) -> bytes:
@@ -429,8 +464,7 @@ class GeminiInteractionsStream:
     def __init__(
         self, *, limits: StreamLimits = DEFAULT_STREAM_LIMITS, revision: str = CONTRACT_REVISION
     ) -> None:
-        if revision not in EVENT_TYPES:
-            raise UnsupportedProviderState(f"unknown contract revision {revision!r}")
+        _check_config(revision, limits)
         self._limits = limits
         self._revision = revision
         self._poison = Poison()
@@ -440,6 +474,7 @@ class GeminiInteractionsStream:
         self._steps: list[_Step] = []
         self._by_index: dict[int, _Step] = {}
         self._call_ids: set[str] = set()
+        self._answered_ids: set[str] = set()
         self._fragment_bytes = 0
         self._interaction_id = ""
         self._status = ""
@@ -544,13 +579,32 @@ class GeminiInteractionsStream:
             _req_str(step, "name", f"{where}.step")
             if call_id in self._call_ids:
                 raise ProtocolViolation(f"{where}: duplicate function_call id {call_id!r}")
+            if call_id in self._answered_ids:
+                raise ProtocolViolation(
+                    f"{where}: function_call {call_id!r} is already answered by a "
+                    "function_result step in this stream"
+                )
             self._call_ids.add(call_id)
             initial = step.get("arguments")
             if initial is not None and type(initial) is not dict:
                 raise ProtocolViolation(f"{where}.step.arguments must be an object")
             state.initial = initial
+        elif role == "client_result":
+            self._note_result(step, f"{where}.step")
         self._steps.append(state)
         self._by_index[index] = state
+
+    def _note_result(self, obj: Mapping[str, Any], where: str) -> None:
+        """Record a streamed function_result's call_id; an answered call is never released."""
+        call_id = obj.get("call_id")
+        if type(call_id) is not str:
+            return
+        if call_id in self._call_ids:
+            raise ProtocolViolation(
+                f"{where}: function_call {call_id!r} is already answered by a "
+                "function_result step in this stream"
+            )
+        self._answered_ids.add(call_id)
 
     def _on_step_delta(self, ev: dict[str, Any], where: str) -> None:
         step = self._open_step(ev, where)
@@ -567,8 +621,13 @@ class GeminiInteractionsStream:
                 f"delta type {delta_type!r} not allowed for a {step.type} step at {where}"
             )
         if step.role != "client_call":
+            if step.role == "client_result":
+                self._note_result(delta, f"{where}.delta")
             step.deltas.append(delta)
             return
+        if not _ARGUMENTS_DELTA_KEYS.issuperset(delta):
+            # Unknown fields are kept raw; they make the step unprovable for replay.
+            step.deltas.append(delta)
         fragment = delta.get("arguments")
         if fragment is None:
             return  # optional field: absent (or null) is no fragment, never "None"
@@ -700,6 +759,7 @@ class GeminiInteractionsStream:
         return turn
 
 
+_ARGUMENTS_DELTA_KEYS: Final = frozenset({"type", "arguments"})
 _Handler = Any
 _TRANSITIONS: Final[dict[str, dict[str, tuple[_Handler, str]]]] = {
     "idle": {
@@ -728,7 +788,13 @@ def parse_events(
     stream = GeminiInteractionsStream(limits=limits, revision=revision)
     if isinstance(events, (str, bytes, bytearray, Mapping)):
         raise ProtocolViolation("events must be a sequence of event objects")
-    for event in events:
+    try:
+        iterator = iter(events)
+    except TypeError as exc:
+        raise ProtocolViolation(
+            f"events must be a sequence of event objects, got {type(events).__name__}"
+        ) from exc
+    for event in iterator:
         stream.feed(event)
     return stream.close()
 
@@ -755,8 +821,7 @@ def parse_interaction(
     """
     if origin not in ("create", "get"):
         raise ProtocolViolation(f"snapshot origin must be 'create' or 'get', got {origin!r}")
-    if revision not in STEP_TYPES:
-        raise UnsupportedProviderState(f"unknown contract revision {revision!r}")
+    _check_config(revision, limits)
     if type(interaction) is not dict:
         raise ProtocolViolation("interaction must be an object")
     obj: dict[str, Any] = _json_copy(interaction, "interaction")
@@ -844,8 +909,17 @@ PROTECTED_REQUEST_FIELDS: Final = frozenset(
         "generation_config",
         "response_format",
         "response_mime_type",
+        "agent",
     }
 )
+
+
+def _field_key(name: str) -> str:
+    """Fold case and ``_``/``-`` so ``previousInteractionId`` matches ``previous_interaction_id``."""
+    return name.replace("_", "").replace("-", "").casefold()
+
+
+_PROTECTED_KEYS: Final = frozenset(_field_key(f) for f in PROTECTED_REQUEST_FIELDS)
 _FUNCTION_TOOL_KEYS: Final = frozenset({"type", "name", "description", "parameters"})
 #: Google-hosted tool declarations passed through (their steps are in the v1 union).
 HOSTED_TOOL_TYPES: Final[dict[str, frozenset[str]]] = {
@@ -972,7 +1046,7 @@ def _base_request(
         if type(controls) is not dict:
             raise ContinuationError("request_controls must be an object")
         for key in controls:
-            if key in PROTECTED_REQUEST_FIELDS:
+            if _field_key(key) in _PROTECTED_KEYS:
                 raise ContinuationError(f"request_controls may not set protected field {key!r}")
         request.update(controls)
     return request
@@ -991,11 +1065,13 @@ def _result_steps(
     names = {c.call_id: c.name for c in turn.calls}
     steps: list[dict[str, Any]] = []
     for call_id, result in bound.items():
+        output = str.__str__(result.output)  # plain text even from a str subclass
+        _check_text(output, f"result for call {call_id!r}", ContinuationError)
         step: dict[str, Any] = {
             "type": "function_result",
             "call_id": call_id,
             "name": names[call_id],
-            "result": result.output,
+            "result": output,
         }
         if result.is_error:
             step["is_error"] = True
@@ -1129,6 +1205,21 @@ def build_gemini_interactions_stateless_continuation(
     """
     turn = _check_turn(turn)
     revision = turn.revision
+    # Copy the turn's steps right after the digest check, before any caller object
+    # (prior_input_steps, tools, results) is iterated: a callback that mutates the
+    # turn can then no longer change what is replayed.
+    turn_steps: list[Any] = []
+    for i, step in enumerate(turn.steps):
+        where = f"turn.steps[{i}]"
+        role = STEP_TYPES[revision][str(step.get("type"))]
+        if (turn.origin == "stream" and role == "client_call"
+                and isinstance(turn, GeminiInteractionsTurn) and turn.step_deltas[i]):
+            raise ContinuationError(
+                f"{where}: a streamed function_call whose deltas carried fields beyond "
+                "'arguments' is not provably reconstructable; continue statefully"
+            )
+        _check_replayable(step, role, where, turn.origin)
+        turn_steps.append(_json_copy(step, where, ContinuationError))
     history: list[Any]
     if turn.origin == "get":
         if prior_input_steps is not None:
@@ -1166,16 +1257,14 @@ def build_gemini_interactions_stateless_continuation(
             _check_replayable(step, role, where, "prior")
         current_ids = {c.call_id for c in turn.calls}
         for i, step in enumerate(history):
-            if step.get("type") == "function_call" and step.get("id") in current_ids:
+            # Neither the call nor an answer to it may already sit in the history.
+            key = "id" if step.get("type") == "function_call" else "call_id"
+            if step.get("type") in ("function_call", "function_result") and (
+                step.get(key) in current_ids
+            ):
                 raise ContinuationError(
-                    f"prior_input_steps[{i}] repeats call {step.get('id')!r} of the current turn"
+                    f"prior_input_steps[{i}] repeats call {step.get(key)!r} of the current turn"
                 )
-    turn_steps: list[Any] = []
-    for i, step in enumerate(turn.steps):
-        where = f"turn.steps[{i}]"
-        role = STEP_TYPES[revision][str(step.get("type"))]
-        _check_replayable(step, role, where, turn.origin)
-        turn_steps.append(_json_copy(step, where, ContinuationError))
     request = _base_request(
         turn,
         model=model,

@@ -208,7 +208,9 @@ def _check_turn(turn: Any) -> None:
     _check([s["call_id"] for s in body["input"]] == [c.call_id for c in turn.calls],
            "one result per call, in order")
     _check(body["previous_interaction_id"] == turn.interaction_id, "wrong previous id")
-    only_calls = len(call_steps) == len(turn.steps)
+    # Replayable from a stream: only function_call steps, none of whose deltas carried
+    # fields beyond "arguments" (those are kept raw in step_deltas and fail closed).
+    only_calls = len(call_steps) == len(turn.steps) and not any(turn.step_deltas)
     try:
         stateless = build_gemini_interactions_stateless_continuation(
             turn, results, model="m", tools=_tools(turn.calls), system_instruction=None,

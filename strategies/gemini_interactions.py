@@ -268,7 +268,12 @@ def replayed_conflict(draw: st.DrawFn, rendered: RenderedStream) -> list[dict[st
     pos = draw(st.integers(0, len(events) - 1))
     later = draw(st.integers(pos + 1, len(events)))
     other = copy.deepcopy(events[pos])
-    other["x_conflict"] = draw(st.integers())
+    nested = [k for k, v in other.items() if isinstance(v, dict)]
+    if nested and draw(st.booleans()):
+        # a change deep in the payload (step / delta / interaction object)
+        other[draw(st.sampled_from(sorted(nested)))]["x_conflict"] = draw(st.integers())
+    else:
+        other["x_conflict"] = draw(st.integers())
     events.insert(later, other)
     return events
 

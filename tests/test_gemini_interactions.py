@@ -856,3 +856,169 @@ def test_fuzz_target_replays_its_seed_corpus() -> None:
     assert len(corpus) >= 10
     for path in corpus:
         module.TestOneInput(path.read_bytes())  # only ContractError may be swallowed inside
+
+
+# ------------------------------------------------------------------- review: attacks
+
+
+@pytest.mark.parametrize("events", [None, 5, 1.5, object()])
+def test_events_that_are_not_iterable_are_rejected(events: Any) -> None:
+    with pytest.raises(ProtocolViolation, match="events must be"):
+        parse_events(events)
+
+
+def test_shared_references_cannot_blow_up_copy_work() -> None:
+    shared: Any = [1]
+    for _ in range(40):  # 2**40 nodes as JSON, 41 objects in memory
+        shared = [shared, shared]
+    events = one_call_stream()
+    events[1]["extra"] = shared
+    with pytest.raises(LimitExceeded, match="nodes"):
+        parse_events(events)
+
+
+@pytest.mark.parametrize("with_event_id", [False, True])
+def test_huge_integer_is_rejected_at_ingestion_not_at_digest(with_event_id: bool) -> None:
+    events = one_call_stream()
+    events[1]["step"]["x_count"] = 10**5000  # beyond int-to-str conversion limits
+    if with_event_id:
+        events[1]["event_id"] = "e1"
+    with pytest.raises(LimitExceeded, match="integer"):
+        parse_events(events)
+
+
+@pytest.mark.parametrize("where", ["value", "key"])
+def test_lone_surrogate_strings_are_rejected(where: str) -> None:
+    events = one_call_stream()
+    if where == "value":
+        events[1]["step"]["name"] = "look\ud800up"
+    else:
+        events[1]["step"]["\udc00"] = 1
+    with pytest.raises(ProtocolViolation, match="surrogate"):
+        parse_events(events)
+
+
+def test_lone_surrogate_in_caller_config_is_rejected() -> None:
+    with pytest.raises(ContinuationError, match="surrogate"):
+        stateful(parse_events(fixture_events()), generation_config={"stop": ["\ud800"]})
+
+
+@pytest.mark.parametrize("field", ["previousInteractionId", "Store", "systemInstruction",
+                                   "GENERATION_CONFIG", "response-format", "Input", "MODEL",
+                                   "responseMimeType", "agent"])
+def test_request_controls_cannot_overwrite_protected_fields_by_case_or_camel_variant(
+    field: str,
+) -> None:
+    with pytest.raises(ContinuationError, match="protected"):
+        stateful(parse_events(fixture_events()), request_controls={field: "x"})
+
+
+@pytest.mark.parametrize("result_first", [False, True])
+def test_streamed_function_result_answering_a_streamed_call_fails_closed(
+    result_first: bool,
+) -> None:
+    result = [ev("step.start", index=5, step={"type": "function_result", "call_id": "c-1",
+                                              "result": "done"}),
+              ev("step.stop", index=5)]
+    calls = call_events(0, "c-1", "lookup", '{"a":1}')
+    body = [*result, *calls] if result_first else [*calls, *result]
+    with pytest.raises(ProtocolViolation, match="already answered"):
+        parse_events([created(), *body, completed()])
+
+
+def test_streamed_function_result_for_another_call_is_kept() -> None:
+    events = [created(), ev("step.start", index=5, step={"type": "function_result",
+                                                         "call_id": "old", "result": "r"}),
+              ev("step.stop", index=5), *call_events(0, "c-1", "lookup", "{}"), completed()]
+    assert [c.call_id for c in parse_events(events).calls] == ["c-1"]
+
+
+def test_function_call_delta_with_unknown_fields_is_kept_and_blocks_stateless_replay() -> None:
+    events = [created(), *call_events(1, "call-alpha", "lookup_order", '{"order_ref":"A-100"}'),
+              *call_events(2, "call-beta", "lookup_customer", '{"customer_ref":"C-7"}'),
+              completed()]
+    events[2]["delta"]["signature"] = "c2ln"  # a field the pinned ArgumentsDelta does not have
+    turn = parse_events(events)
+    assert turn.calls[0].arguments == {"order_ref": "A-100"}  # parse outcome unchanged
+    assert turn.step_deltas[0] == ({"type": "arguments_delta",
+                                    "arguments": '{"order_ref":"A-100"}', "signature": "c2ln"},)
+    with pytest.raises(ContinuationError, match="not provably"):
+        stateless(turn, prior_input_steps=[USER_INPUT])
+    assert stateful(turn)["input"]  # stateful replays no step
+
+
+def test_turn_mutated_by_a_caller_callback_cannot_reach_the_request() -> None:
+    events = [e for e in fixture_events() if e.get("index") != 0]
+    turn = parse_events(events)
+
+    class MutatingSteps(list):  # type: ignore[type-arg]
+        def __iter__(self) -> Any:
+            turn.steps[0]["arguments"]["order_ref"] = "B-999"
+            return super().__iter__()
+
+    body = stateless(turn, prior_input_steps=MutatingSteps([USER_INPUT]))
+    assert body["input"][1]["arguments"] == {"order_ref": "A-100"}
+
+
+def test_error_event_before_interaction_created_releases_nothing() -> None:
+    with pytest.raises(ProviderError, match="quota"):
+        parse_events([ev("error", error={"code": "quota", "message": "m"}),
+                      *one_call_stream()])
+
+
+def test_prior_input_must_not_answer_a_current_call() -> None:
+    snap = parse_interaction(snapshot_obj("create"), origin="create")
+    prior = [USER_INPUT, {"type": "function_result", "call_id": "call-beta", "result": "x"}]
+    with pytest.raises(ContinuationError, match="repeats"):
+        stateless(snap, prior_input_steps=prior)
+
+
+@pytest.mark.parametrize("kwargs", [{"revision": []}, {"revision": {}}, {"revision": "2026-07-22"},
+                                    {"limits": "x"}, {"limits": None}])
+def test_bad_revision_or_limits_raise_contract_errors(kwargs: dict[str, Any]) -> None:
+    with pytest.raises(ContractError):
+        parse_events(fixture_events(), **kwargs)
+    with pytest.raises(ContractError):
+        parse_interaction(snapshot_obj("get"), origin="get", **kwargs)
+
+
+def test_result_output_with_a_lone_surrogate_is_rejected() -> None:
+    results = [ModelVisibleToolResult("call-alpha", "bad \udc80"), RESULTS[1]]
+    with pytest.raises(ContinuationError, match="surrogate"):
+        build_gemini_interactions_continuation(
+            parse_events(fixture_events()), results, model="m", tools=TOOLS,
+            system_instruction=None, generation_config=None,
+            previous_interaction_was_stored=True, store=False)
+
+
+def test_result_output_is_embedded_as_plain_text() -> None:
+    class Loud(str):
+        def __str__(self) -> str:
+            return "SHOUTED"
+
+    results = [ModelVisibleToolResult("call-alpha", Loud("shipped")), RESULTS[1]]
+    body = stateful(parse_events(fixture_events()))
+    body_loud = build_gemini_interactions_continuation(
+        parse_events(fixture_events()), results, model="fixture-model", tools=TOOLS,
+        system_instruction="Be brief.", generation_config={"temperature": 0.0},
+        previous_interaction_was_stored=True, store=False)
+    assert type(body_loud["input"][0]["result"]) is str
+    assert body_loud == body
+
+
+def test_status_update_requires_action_cannot_make_a_final_turn_executable() -> None:
+    events = [created(), ev("step.start", index=0, step={"type": "model_output"}),
+              ev("interaction.status_update", interaction_id="i-1", status="requires_action"),
+              ev("step.stop", index=0), completed("completed")]
+    turn = parse_events(events)
+    assert turn.status == "completed" and turn.calls == ()
+    assert turn.status_updates == ("requires_action",)
+
+
+def test_snapshot_step_count_is_limited() -> None:
+    from contracts._stream import StreamLimits
+
+    with pytest.raises(LimitExceeded, match="steps"):
+        parse_interaction(snapshot_obj("get"), origin="get", limits=StreamLimits(max_items=3))
+    assert parse_interaction(snapshot_obj("get"), origin="get",
+                             limits=StreamLimits(max_items=4)).calls

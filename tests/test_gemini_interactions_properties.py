@@ -107,7 +107,12 @@ def test_event_id_conflict_always_fails(data: st.DataObject) -> None:
     model.with_event_ids = True
     rendered = data.draw(gs.rendered_streams(model))
     mutated = data.draw(gs.replayed_conflict(rendered))
-    event(f"conflict on {[e for e in mutated if 'x_conflict' in e][0]['event_type']}")
+    first: dict[str, dict[str, Any]] = {}
+    for e in mutated:
+        if e["event_id"] in first and first[e["event_id"]] != e:
+            nested = "x_conflict" not in e
+            event(f"conflict on {e['event_type']} ({'nested' if nested else 'top-level'} change)")
+        first.setdefault(e["event_id"], e)
     with pytest.raises(ProtocolViolation, match="different payload"):
         parse_events(mutated)
 
@@ -206,6 +211,7 @@ def test_create_and_get_snapshots_never_duplicate_input_history(
 # --------------------------------------------------------------------- state machine
 
 PINNED_TERMINALS = ("requires_action", "completed", "failed", "cancelled", "incomplete")
+REPLAYABLE_STEP_TYPES = ("function_call", "thought", "model_output")
 
 
 class GeminiStreamMachine(RuleBasedStateMachine):
@@ -215,6 +221,19 @@ class GeminiStreamMachine(RuleBasedStateMachine):
 
     @initialize(target=delivered, interaction_id=gs.opaque_ids)
     def start(self, interaction_id: str) -> dict[str, Any]:
+        self.generation = 0
+        self.turns_checked = 0
+        return self._begin(interaction_id)
+
+    @precondition(lambda self: self.dead or self.closed)
+    @rule(target=delivered, interaction_id=gs.opaque_ids)
+    def new_stream(self, interaction_id: str) -> dict[str, Any]:
+        """After a close or an error, start the next stream so runs keep producing turns."""
+        self.generation += 1
+        event("new stream after " + ("error" if self.dead else "close"))
+        return self._begin(interaction_id)
+
+    def _begin(self, interaction_id: str) -> dict[str, Any]:
         self.stream = GeminiInteractionsStream()
         self.iid = interaction_id
         self.n = 0
@@ -230,7 +249,7 @@ class GeminiStreamMachine(RuleBasedStateMachine):
                           interaction={"id": interaction_id, "status": "in_progress"})
 
     def _feed(self, kind: str, **fields: Any) -> dict[str, Any]:
-        ev = {"event_type": kind, "event_id": f"id-{self.n}", **fields}
+        ev = {"event_type": kind, "event_id": f"g{self.generation}-{self.n}", **fields}
         self.n += 1
         self.stream.feed(copy.deepcopy(ev))
         return ev
@@ -239,8 +258,8 @@ class GeminiStreamMachine(RuleBasedStateMachine):
         return not self.dead and self.completed_status is None
 
     @precondition(lambda self: self._alive())
-    @rule(target=delivered, step_type=st.sampled_from(("function_call", "thought", "model_output"))
-          | st.sampled_from(gs.V1_STEP_TYPES),
+    @rule(target=delivered, step_type=st.sampled_from(REPLAYABLE_STEP_TYPES)
+          | st.sampled_from(REPLAYABLE_STEP_TYPES) | st.sampled_from(gs.V1_STEP_TYPES),
           index=gs.INT32,
           data=st.data())
     def start_step(self, step_type: str, index: int, data: st.DataObject) -> dict[str, Any]:
@@ -292,9 +311,15 @@ class GeminiStreamMachine(RuleBasedStateMachine):
         event("status_update")
         return self._feed("interaction.status_update", interaction_id=self.iid, status=status)
 
+    def _current(self, ev: dict[str, Any]) -> bool:
+        """Only events of the current stream can be redelivered to it."""
+        return str(ev["event_id"]).startswith(f"g{self.generation}-")
+
     @rule(ev=delivered)
     def replay_identical(self, ev: dict[str, Any]) -> None:
         """Redelivery: a no-op while usable, an error once poisoned or closed."""
+        if not self._current(ev):
+            return
         if self.dead or self.closed:
             with pytest.raises(ContractError):
                 self.stream.feed(copy.deepcopy(ev))
@@ -305,7 +330,7 @@ class GeminiStreamMachine(RuleBasedStateMachine):
     @precondition(lambda self: not self.dead and not self.closed)
     @rule(ev=delivered, roll=st.integers(0, 15))
     def replay_conflicting(self, ev: dict[str, Any], roll: int) -> None:
-        if roll != 7:
+        if roll != 7 or not self._current(ev):
             return  # destructive rules fire rarely, so turns get long
         other = copy.deepcopy(ev)
         other["x_other"] = 1
@@ -314,17 +339,23 @@ class GeminiStreamMachine(RuleBasedStateMachine):
             self.stream.feed(other)
         self.dead = True
 
-    @precondition(lambda self: self._alive()
-                  and any(s.type == "function_call" for s in self.order))
-    @rule()
-    def finish_tool_turn(self) -> None:
-        """Shortcut to the interesting terminal: drain open steps, then requires_action."""
+    @precondition(lambda self: self._alive())
+    @rule(close_now=st.booleans(), index=gs.INT32, data=st.data())
+    def finish_tool_turn(self, close_now: bool, index: int, data: st.DataObject) -> None:
+        """Shortcut to the interesting terminal: start a function call if there is none,
+        drain open steps, requires_action, and (usually) close at once, so the turn and
+        snapshot checks run in most runs instead of a few."""
+        if not any(s.type == "function_call" for s in self.order):
+            assume(index not in self.used_indexes)
+            self.start_step("function_call", index, data)
         if self.open:
             self.drain()
         event("finish tool turn")
         self._feed("interaction.completed",
                    interaction={"id": self.iid, "status": "requires_action"})
         self.completed_status = "requires_action"
+        if close_now:
+            self.close(roll=0)
 
     @precondition(lambda self: self._alive() and not self.open)
     @rule(status=st.sampled_from((*PINNED_TERMINALS, "budget_exceeded")), roll=st.integers(0, 4))
@@ -335,7 +366,7 @@ class GeminiStreamMachine(RuleBasedStateMachine):
         if roll != 2:  # mostly the status the model's steps call for
             status = "requires_action" if n_calls else "completed"
         event(f"terminal {status} calls={bool(n_calls)}")
-        ev = {"event_type": "interaction.completed", "event_id": f"id-{self.n}",
+        ev = {"event_type": "interaction.completed", "event_id": f"g{self.generation}-{self.n}",
               "interaction": {"id": self.iid, "status": status}}
         self.n += 1
         ok = (status == "requires_action" and n_calls) or (status == "completed" and not n_calls)
@@ -390,6 +421,7 @@ class GeminiStreamMachine(RuleBasedStateMachine):
                         snap, results, prior_input_steps=prior, **kw)
             return
         event("create vs GET continuation")
+        self.turns_checked += 1
         a = build_gemini_interactions_stateless_continuation(
             create, results, prior_input_steps=[USER_INPUT], **kw)
         b = build_gemini_interactions_stateless_continuation(get, results, **kw)
@@ -398,6 +430,9 @@ class GeminiStreamMachine(RuleBasedStateMachine):
         with pytest.raises(ContinuationError):
             build_gemini_interactions_stateless_continuation(
                 get, results, prior_input_steps=[USER_INPUT], **kw)
+
+    def teardown(self) -> None:
+        event(f"create-vs-GET checks in this run={min(self.turns_checked, 3)}")
 
     @invariant()
     def nothing_executable_unless_requires_action(self) -> None:
@@ -412,3 +447,192 @@ class GeminiStreamMachine(RuleBasedStateMachine):
 
 
 TestGeminiStreamMachine = GeminiStreamMachine.TestCase
+
+
+# ------------------------------------------------------- schema-driven field drift
+
+SCHEMAS = {
+    path.stem: json.loads(path.read_text(encoding="utf-8"))
+    for path in sorted(SCHEMA_DIR.glob("*.json"))
+    if path.stem != "event"
+}
+# Which step a delta type belongs to: written here from the SDK's delta variants,
+# independently of the parser's tables.
+_STEP_FOR_DELTA = {
+    **{t: "model_output" for t in ("text", "image", "audio", "document", "video",
+                                   "text_annotation_delta")},
+    "thought_summary": "thought",
+    "thought_signature": "thought",
+    "arguments_delta": "function_call",
+}
+
+
+def _strip_unknown(value: Any, schema: dict[str, Any]) -> Any:
+    """Keep only the fields the pinned schema names, recursively where it names them."""
+    props = schema.get("properties")
+    if type(value) is not dict or props is None:
+        return value
+    return {k: _strip_unknown(v, props[k]) for k, v in value.items() if k in props}
+
+
+def _json_text_ok(value: Any) -> bool:
+    try:
+        json.dumps(value, ensure_ascii=False, allow_nan=False).encode("utf-8")
+    except (ValueError, UnicodeEncodeError):
+        return False
+    return True
+
+
+def _ctx_call(index: int) -> list[dict[str, Any]]:
+    return [{"event_type": "step.start", "index": index,
+             "step": {"type": "function_call", "id": "ctx-call", "name": "f",
+                      "arguments": {"k": 1}}},
+            {"event_type": "step.stop", "index": index}]
+
+
+def _ctx_created(iid: str = "ctx-i") -> dict[str, Any]:
+    return {"event_type": "interaction.created", "interaction": {"id": iid,
+                                                                 "status": "in_progress"}}
+
+
+def _ctx_completed(status: str, iid: str = "ctx-i") -> dict[str, Any]:
+    return {"event_type": "interaction.completed", "interaction": {"id": iid, "status": status}}
+
+
+def _in_context(kind: str, e: dict[str, Any]) -> list[dict[str, Any]]:
+    """Put one schema-generated event into the smallest stream where it matters."""
+    if kind == "interaction_created":
+        iid = e["interaction"]["id"]
+        return [e, *_ctx_call(0), _ctx_completed("requires_action", iid)]
+    if kind == "interaction_status_update":
+        iid = e["interaction_id"]
+        return [_ctx_created(iid), *_ctx_call(0), e, _ctx_completed("requires_action", iid)]
+    if kind == "interaction_completed":
+        return [_ctx_created(e["interaction"]["id"]), *_ctx_call(0), e]
+    if kind == "error":
+        return [_ctx_created(), e]
+    index = e["index"]
+    stop = {"event_type": "step.stop", "index": index}
+    if kind == "step_start":
+        is_call = e["step"]["type"] == "function_call"
+        return [_ctx_created(), e, stop,
+                _ctx_completed("requires_action" if is_call else "completed")]
+    if kind == "step_stop":
+        return [_ctx_created(), {"event_type": "step.start", "index": index,
+                                 "step": {"type": "model_output"}}, e,
+                _ctx_completed("completed")]
+    step_type = _STEP_FOR_DELTA.get(e["delta"]["type"], e["delta"]["type"])
+    start_step: dict[str, Any] = {"type": step_type}
+    if step_type == "function_call":
+        start_step.update(id="ctx-call", name="f", arguments={})
+    start = {"event_type": "step.start", "index": index, "step": start_step}
+    return [_ctx_created(), start, e, stop,
+            _ctx_completed("requires_action" if step_type == "function_call" else "completed")]
+
+
+def _outcome(events: list[dict[str, Any]]) -> tuple[Any, ...]:
+    try:
+        turn = parse_events(copy.deepcopy(events))
+    except ContractError as exc:
+        return ("rejected", type(exc).__name__)
+    return ("accepted", turn.status, tuple((c.call_id, c.name, c.arguments) for c in turn.calls))
+
+
+@given(st.data())
+def test_unknown_optional_fields_never_change_the_parse_outcome(data: st.DataObject) -> None:
+    """Events drawn from the pinned schemas (which allow unknown optional fields) parse
+    exactly like the same events with every field the schema does not name removed."""
+    from hypothesis_jsonschema import from_schema
+
+    kind = data.draw(st.sampled_from(sorted(SCHEMAS)))
+    schema = SCHEMAS[kind]
+    drifted = data.draw(from_schema(schema))
+    assert Draft7Validator(schema).is_valid(drifted)
+    assume(_json_text_ok(drifted))
+    pinned = _strip_unknown(drifted, schema)
+    assert Draft7Validator(schema).is_valid(pinned)
+    outcome = _outcome(_in_context(kind, drifted))
+    event(f"{kind}: unknown fields {'present' if drifted != pinned else 'absent'}, {outcome[0]}")
+    assert outcome == _outcome(_in_context(kind, pinned))
+
+
+# ------------------------------------------------------------- review: generalizations
+
+
+@given(gs.rendered_streams(min_calls=1, other_types=()), st.data())
+def test_unknown_fields_on_argument_deltas_keep_calls_but_block_stateless_replay(
+    rendered: gs.RenderedStream, data: st.DataObject,
+) -> None:
+    deltas = [i for i, e in enumerate(rendered.events) if e["event_type"] == "step.delta"]
+    assume(deltas)
+    events = copy.deepcopy(rendered.events)
+    target = events[data.draw(st.sampled_from(deltas))]
+    field = data.draw(st.sampled_from(["signature", "x_future", "metadata"]))
+    target["delta"][field] = data.draw(st.text(max_size=4) | st.integers())
+    event(f"extra delta field {field}")
+    turn = parse_events(events)
+    assert [(c.call_id, c.name, c.arguments) for c in turn.calls] == rendered.expected_calls()
+    results = [ModelVisibleToolResult(c.call_id, "ok") for c in turn.calls]
+    kw: dict[str, Any] = dict(model="m", tools=_tools_for(turn.calls), system_instruction=None,
+                              generation_config=None)
+    with pytest.raises(ContinuationError, match="not provably"):
+        build_gemini_interactions_stateless_continuation(
+            turn, results, prior_input_steps=[USER_INPUT], **kw)
+    assert build_gemini_interactions_continuation(
+        turn, results, previous_interaction_was_stored=True, store=True, **kw)["input"]
+
+
+@given(gs.rendered_streams(min_calls=1, other_types=()), st.data())
+def test_streamed_function_result_for_a_streamed_call_never_releases_it(
+    rendered: gs.RenderedStream, data: st.DataObject,
+) -> None:
+    events = copy.deepcopy(rendered.events)
+    call_id = data.draw(st.sampled_from([c[0] for c in rendered.expected_calls()]))
+    used = {e.get("index") for e in events}
+    index = data.draw(gs.INT32.filter(lambda i: i not in used))
+    pos = data.draw(st.integers(1, len(events) - 1))
+    events[pos:pos] = [
+        {"event_type": "step.start", "index": index,
+         "step": {"type": "function_result", "call_id": call_id, "result": "done"}},
+        {"event_type": "step.stop", "index": index},
+    ]
+    before_call = pos <= next(i for i, e in enumerate(events) if e.get("step", {}).get("id")
+                              == call_id and e["event_type"] == "step.start")
+    event(f"function_result {'before' if before_call else 'after'} its call")
+    with pytest.raises(ProtocolViolation, match="already answered"):
+        parse_events(events)
+
+
+_PROTECTED = ("model", "input", "store", "previous_interaction_id", "tools",
+              "system_instruction", "generation_config", "response_format")
+
+
+@st.composite
+def _spelling_variants(draw: st.DrawFn) -> str:
+    words = draw(st.sampled_from(_PROTECTED)).split("_")
+    style = draw(st.sampled_from(["camel", "upper", "kebab", "title", "mixed"]))
+    event(f"protected spelling {style}")
+    if style == "camel":
+        return words[0] + "".join(w.capitalize() for w in words[1:])
+    if style == "upper":
+        return "_".join(words).upper()
+    if style == "kebab":
+        return "-".join(words)
+    if style == "title":
+        return "_".join(w.capitalize() for w in words)
+    return "".join(draw(st.sampled_from([c.lower(), c.upper()])) for c in "_".join(words))
+
+
+@given(_spelling_variants())
+def test_protected_fields_cannot_be_set_under_any_spelling(key: str) -> None:
+    turn = parse_events(gs_fixture_events())
+    with pytest.raises(ContinuationError, match="protected"):
+        build_gemini_interactions_continuation(
+            turn, [ModelVisibleToolResult(c.call_id, "ok") for c in turn.calls], model="m",
+            tools=_tools_for(turn.calls), system_instruction=None, generation_config=None,
+            previous_interaction_was_stored=True, store=False, request_controls={key: "x"})
+
+
+def gs_fixture_events() -> list[dict[str, Any]]:
+    path = SCHEMA_DIR.parent.parent / "gemini_interactions.json"
+    return list(json.loads(path.read_text(encoding="utf-8"))["events"])
