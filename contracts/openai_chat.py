@@ -100,6 +100,10 @@ TOOL_DELTA_FIELDS: Final[dict[str, dict[str, str]]] = {
     },
 }
 
+# The largest accepted ``delta.tool_calls[].index``: the int64 range of the wire
+# format. Beyond it an index is rejected rather than rendered or bucketed.
+MAX_TOOL_INDEX: Final[dict[str, int]] = {"2026-07-21": 2**63 - 1}
+
 # Field kinds of ``delta.tool_calls[].function``; unknown keys fail.
 FUNCTION_DELTA_FIELDS: Final[dict[str, dict[str, str]]] = {
     "2026-07-21": {"name": "fragment", "arguments": "fragment"},
@@ -107,6 +111,13 @@ FUNCTION_DELTA_FIELDS: Final[dict[str, dict[str, str]]] = {
 
 # Tool call types the snapshot accepts (streamed and non-streaming).
 TOOL_TYPES: Final[dict[str, frozenset[str]]] = {"2026-07-21": frozenset({"function"})}
+
+# Final-message fields known to the pinned SDK whose semantics this contract does
+# not implement: accepted only absent or null (the legacy ``function_call`` is an
+# execution request; keeping it as an inert extension would silently drop it).
+MESSAGE_NULL_ONLY_FIELDS: Final[dict[str, frozenset[str]]] = {
+    "2026-07-21": frozenset({"function_call"}),
+}
 
 # The one role a completion message may carry.
 MESSAGE_ROLES: Final[dict[str, frozenset[str]]] = {"2026-07-21": frozenset({"assistant"})}
@@ -162,6 +173,12 @@ _TEXT_PROGRESS: Final = {"content": "content", "reasoning_content": "reasoning_c
 # Request parameters checked before a fidelity request is sent (design 3.2).
 REQUEST_CHOICE_COUNT: Final[dict[str, int]] = {"2026-07-21": 1}
 
+# Where a request may carry ``n``: the payload itself, and the SDK's ``extra_body``
+# (merged into the payload, so it may shadow or be shadowed by the top-level value).
+REQUEST_CHOICE_COUNT_CONTAINERS: Final[dict[str, tuple[str, ...]]] = {
+    "2026-07-21": ("", "extra_body"),
+}
+
 _MAX_JSON_DEPTH: Final = 256
 # Python refuses to print integers over 4,300 digits; JSON text cannot carry them.
 _MAX_INT_BITS: Final = 14_000
@@ -191,6 +208,13 @@ def _type_name(value: object) -> str:
     return type(value).__name__
 
 
+def _key_name(key: object) -> str:
+    """A field name for an error path; never calls ``str`` on a non-string key."""
+    if isinstance(key, str):
+        return key[:60]
+    return f"<{_type_name(key)} key>"
+
+
 def _show(value: object) -> str:
     """A short, safe rendering of an untrusted value for an error message."""
     if isinstance(value, str):
@@ -200,6 +224,14 @@ def _show(value: object) -> str:
     if isinstance(value, int):
         return repr(value) if -(10**18) < value < 10**18 else f"<int of {value.bit_length()} bits>"
     return f"<{type(value).__name__}>"
+
+
+def _child_path(path: str, step: str) -> str:
+    # Bounded: a path never grows past about 300 characters, so building one per
+    # value is constant work however long the keys or deep the nesting.
+    if len(path) >= 300:
+        return path if path.endswith("...") else path + "..."
+    return path + step
 
 
 def copy_json(value: object, *, what: str, max_depth: int = _MAX_JSON_DEPTH) -> Any:
@@ -235,14 +267,14 @@ def copy_json(value: object, *, what: str, max_depth: int = _MAX_JSON_DEPTH) -> 
                 if not isinstance(k, str):
                     raise ProtocolViolation(f"{path} has a non-string key {_type_name(k)}")
                 new_dict[str(k)] = None
-                stack.append((v, new_dict, str(k), depth + 1, f"{path}.{k}"))
+                stack.append((v, new_dict, str(k), depth + 1, _child_path(path, f".{k[:40]}")))
         elif isinstance(src, list):
             if depth >= max_depth:
                 raise LimitExceeded(f"{path} nests deeper than {max_depth} levels")
             new_list: list[Any] = [None] * len(src)
             parent[key] = new_list
             for i, v in enumerate(src):
-                stack.append((v, new_list, i, depth + 1, f"{path}[{i}]"))
+                stack.append((v, new_list, i, depth + 1, _child_path(path, f"[{i}]")))
         else:
             raise ProtocolViolation(f"{path} is not a JSON value: {_type_name(src)}")
     return holder[0]
@@ -279,13 +311,21 @@ def validate_message(
     ``reasoning_content`` absent, null or strings; ``tool_calls`` absent, null or a
     list of complete function tool calls (non-empty ``id``, ``type == "function"``,
     non-empty ``function.name``, string ``function.arguments``) with unique ids.
-    Extension fields are allowed. Raises :class:`ProtocolViolation` naming the path.
+    Extension fields are allowed. Raises :class:`ProtocolViolation` naming the path,
+    and :class:`UnsupportedProviderState` for a non-null legacy ``function_call``.
     """
+    if not isinstance(revision, str) or revision not in MESSAGE_ROLES:
+        raise UnsupportedProviderState(f"unknown contract revision {_show(revision)}")
     if not isinstance(message, dict):
         raise ProtocolViolation(f"{where} must be an object, got {_type_name(message)}")
     role = message.get("role")
     if not isinstance(role, str) or role not in MESSAGE_ROLES[revision]:
         raise ProtocolViolation(f"{where}.role must be 'assistant', got {_show(role)}")
+    for key in sorted(MESSAGE_NULL_ONLY_FIELDS[revision]):
+        if message.get(key) is not None:
+            raise UnsupportedProviderState(
+                f"{where}.{key} is not null; its semantics are not supported"
+            )
     for key in ("content", "reasoning_content"):
         value = message.get(key)
         if value is not None and not isinstance(value, str):
@@ -558,6 +598,7 @@ class ChatCompletionStream:
         self._tool_fields = TOOL_DELTA_FIELDS[revision]
         self._function_fields = FUNCTION_DELTA_FIELDS[revision]
         self._tool_types = TOOL_TYPES[revision]
+        self._max_tool_index = MAX_TOOL_INDEX[revision]
         self._roles = MESSAGE_ROLES[revision]
         self._transitions = STREAM_TRANSITIONS[revision]
         self._poison = Poison()
@@ -732,7 +773,7 @@ class ChatCompletionStream:
             field_kind = self._delta_fields.get(key) if isinstance(key, str) else None
             if field_kind is None:
                 raise ProtocolViolation(
-                    f"choices[0].delta.{str(key)[:60]} is an unknown delta field "
+                    f"choices[0].delta.{_key_name(key)} is an unknown delta field "
                     "(its merge semantics cannot be assumed)",
                     where=where,
                 )
@@ -792,12 +833,13 @@ class ChatCompletionStream:
         for key in entry:
             if not isinstance(key, str) or key not in self._tool_fields:
                 raise ProtocolViolation(
-                    f"{path}.{str(key)[:60]} is an unknown tool-delta field", where=where
+                    f"{path}.{_key_name(key)} is an unknown tool-delta field", where=where
                 )
         tool_index = entry.get("index")
-        if type(tool_index) is not int or tool_index < 0:
+        if type(tool_index) is not int or not 0 <= tool_index <= self._max_tool_index:
             raise ProtocolViolation(
-                f"{path}.index must be a non-negative integer, got {_type_name(tool_index)}",
+                f"{path}.index must be an integer from 0 to {self._max_tool_index}, "
+                f"got {_type_name(tool_index)} {_show(tool_index)}",
                 where=where,
             )
         bucket = self._tools.get(tool_index)
@@ -855,7 +897,7 @@ class ChatCompletionStream:
         for key in function:
             if not isinstance(key, str) or key not in self._function_fields:
                 raise ProtocolViolation(
-                    f"{path}.function.{str(key)[:60]} is an unknown tool-delta field",
+                    f"{path}.function.{_key_name(key)} is an unknown tool-delta field",
                     where=where,
                 )
         name = function.get("name")
@@ -1075,19 +1117,37 @@ def check_request(request: object, *, revision: str = CONTRACT_REVISION) -> None
     """Check the request-side choice count of a fidelity request (design 3.2).
 
     ``n`` must be absent or the strict integer 1 (``True``, ``1.0``, ``null`` and
-    every other value are rejected). Raises :class:`ProtocolViolation` if the
-    request is not an object, :class:`UnsupportedProviderState` for another ``n``.
+    every other value are rejected), both in the payload and in an ``extra_body``
+    object (checked even when the other value would shadow it; a null
+    ``extra_body`` is no extra body). Raises
+    :class:`ProtocolViolation` if the request or its ``extra_body`` is not an
+    object, :class:`UnsupportedProviderState` for another ``n``.
     """
     if not isinstance(revision, str) or revision not in REQUEST_CHOICE_COUNT:
         raise UnsupportedProviderState(f"unknown contract revision {_show(revision)}")
     if not isinstance(request, Mapping):
         raise ProtocolViolation(f"request must be an object, got {_type_name(request)}")
-    if "n" not in request:
-        return
-    n = request["n"]
     wanted = REQUEST_CHOICE_COUNT[revision]
-    if type(n) is not int or n != wanted:
-        raise UnsupportedProviderState(
-            f"request n must be absent or the integer {wanted}, got {_type_name(n)} {_show(n)}",
-            where="n",
-        )
+    for container_key in REQUEST_CHOICE_COUNT_CONTAINERS[revision]:
+        if not container_key:
+            container: object = request
+            path = "n"
+        elif request.get(container_key) is not None:  # null: the SDK's "no extra body"
+            container = request[container_key]
+            path = f"{container_key}.n"
+            if not isinstance(container, Mapping):
+                raise ProtocolViolation(
+                    f"request {container_key} must be an object, got {_type_name(container)}",
+                    where=container_key,
+                )
+        else:
+            continue
+        if not isinstance(container, Mapping) or "n" not in container:
+            continue
+        n = container["n"]
+        if type(n) is not int or n != wanted:
+            raise UnsupportedProviderState(
+                f"request {path} must be absent or the integer {wanted}, "
+                f"got {_type_name(n)} {_show(n)}",
+                where=path,
+            )

@@ -79,8 +79,10 @@ def encode(snapshot: ChatCompletionSnapshot) -> bytes:
 
     Only a snapshot the aggregator could have produced is written: raises
     :class:`ProtocolViolation` for a non-snapshot, an invalid message, a message
-    without a product, non-JSON values or text that is not UTF-8 encodable (lone
-    surrogates), and :class:`~contracts.errors.LimitExceeded` for excessive nesting.
+    without a product, non-JSON values, text that is not UTF-8 encodable (lone
+    surrogates) or an entry :func:`decode` would not accept (values beyond the
+    strict JSON limits), and :class:`~contracts.errors.LimitExceeded` for excessive
+    nesting.
     """
     if not isinstance(snapshot, ChatCompletionSnapshot):
         raise ProtocolViolation(
@@ -90,11 +92,18 @@ def encode(snapshot: ChatCompletionSnapshot) -> bytes:
     entry = {"format": CACHE_FORMAT, "completion": snapshot.to_dict()}
     text = json.dumps(entry, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     try:
-        return text.encode("utf-8")
+        data = text.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise ProtocolViolation(
             f"snapshot text is not UTF-8 encodable at character {exc.start}"
         ) from exc
+    # The writer checks with the reader: an entry that would be a miss (a value
+    # beyond the strict JSON limits, say) is refused instead of written.
+    try:
+        decode(data)
+    except CacheMiss as exc:
+        raise ProtocolViolation(f"snapshot would not decode from the cache: {exc.message}") from exc
+    return data
 
 
 def decode(data: bytes | str) -> ChatCompletionSnapshot:

@@ -1,17 +1,30 @@
 #!/usr/bin/env python3
-"""Atheris target: raw ``data:`` lines into the Chat Completions aggregator.
+"""Atheris target for the Chat Completions aggregator, in two modes.
 
-The input bytes are split into lines; every ``data:`` line's payload (one optional
-leading space removed) is either ``[DONE]`` or strict JSON parsed with
-``contracts.strict_json.loads``, and is fed to a fresh ``ChatCompletionStream``.
-Other lines are ignored. Only a ``ContractError`` may escape the contracts; when a
-turn is produced, the target also checks the terminal gate and the cache codec
-round trip, and raises ``RuntimeError`` (a crash) if either is broken.
+* **Raw lines** (any input not starting with the byte ``0x00``): the bytes are split
+  into lines; every ``data:`` line's payload (one optional leading space removed) is
+  either ``[DONE]`` or strict JSON parsed with ``contracts.strict_json.loads``, and
+  is fed to a fresh ``ChatCompletionStream``. Other lines are ignored.
+* **Structure-aware** (input ``0x00`` + rest): ``atheris.FuzzedDataProvider`` over
+  the rest builds a completion model (content, reasoning, up to three interleaved
+  tool calls at non-contiguous indexes, a finish reason), renders it into chunk
+  frames with fragmenting it chooses, then applies at most one mutation. The frames
+  are written as ``data:`` lines and run through the raw mode, so strict decoding
+  is on the path. Without a mutation the turn must equal the model (message,
+  released calls and their arguments); a mutation whose rejection is certain must
+  be rejected; any other mutation only has to keep the general oracles.
+
+Only a ``ContractError`` may escape the contracts; an accepted turn must also pass
+the terminal gate checks and the cache codec round trip. A broken oracle raises
+``RuntimeError`` (a crash). The model here is written independently of the parser
+and of the hypothesis strategies.
 """
 
 from __future__ import annotations
 
+import json
 import sys
+from typing import Any
 
 import atheris
 
@@ -22,6 +35,16 @@ with atheris.instrument_imports():
     from contracts.openai_chat_cache import decode, encode
 
 _PREFIX = b"data:"
+#: First byte selecting the structure-aware mode.
+STRUCTURED = 0x00
+
+_FINISH_REASONS = ("tool_calls", "stop", "length", "content_filter", None, "x_vendor")
+_BROKEN_ARGUMENTS = ("", "{", "[]", "null", '{"a":1,"a":2}', '{"a":NaN}', '"s"', "{} {}")
+# Mutations whose rejection is certain, and mutations that only keep the oracles.
+_REJECTING = ("drop_done", "cut", "error_frame", "bool_choice_index", "bool_tool_index",
+              "extra_choice", "unknown_delta_field", "conflicting_id", "wrong_role",
+              "frame_after_done", "conflicting_finish")
+_FREE = ("duplicate_frame", "swap_frames", "drop_frame", "overwrite_value")
 
 
 def run_lines(data: bytes) -> ChatCompletionTurn | None:
@@ -52,6 +75,11 @@ def _check_turn(turn: ChatCompletionTurn) -> None:
         raise RuntimeError("a turn released only part of its calls")
     if tools and len(turn.calls) + len(turn.recovery_calls) != len(tools):
         raise RuntimeError("a tool call is neither executable nor a recovery call")
+    for call, tool in zip(turn.calls, tools, strict=False):
+        if call.call_id != tool["id"] or call.arguments != json.loads(
+            tool["function"]["arguments"]
+        ):
+            raise RuntimeError("a released call differs from its aggregated tool")
     turn.verify()
     snapshot = turn.snapshot
     try:
@@ -60,12 +88,210 @@ def _check_turn(turn: ChatCompletionTurn) -> None:
         # Only text that is not UTF-8 encodable may be refused; strict JSON input
         # cannot produce it, so any refusal here is a bug.
         raise RuntimeError("a parsed snapshot could not be encoded") from None
-    if decode(blob) != snapshot:
+    if decode(blob) != snapshot or encode(decode(blob)) != blob:
         raise RuntimeError("cache round trip changed the snapshot")
 
 
+# ------------------------------------------------------------ structure-aware
+
+
+def _text(fdp: Any, limit: int) -> str:
+    return str(fdp.ConsumeUnicodeNoSurrogates(fdp.ConsumeIntInRange(0, limit)))
+
+
+def _split(fdp: Any, text: str) -> list[str]:
+    """``text`` in ordered pieces, some of them empty."""
+    pieces: list[str] = []
+    start = 0
+    for _ in range(fdp.ConsumeIntInRange(0, 3)):
+        cut = fdp.ConsumeIntInRange(start, len(text))
+        pieces.append(text[start:cut])
+        start = cut
+    pieces.append(text[start:])
+    return pieces
+
+
+def _model(fdp: Any) -> dict[str, Any]:
+    """An independent completion model: the expected message and executability."""
+    message: dict[str, Any] = {"role": "assistant"}
+    for key in ("content", "reasoning_content"):
+        kind = fdp.ConsumeIntInRange(0, 3)
+        if kind == 1:
+            message[key] = None
+        elif kind >= 2:
+            message[key] = _text(fdp, 24)
+    indexes = sorted({fdp.ConsumeIntInRange(0, 40) for _ in range(fdp.ConsumeIntInRange(0, 3))})
+    tools: list[tuple[int, dict[str, Any], bool]] = []
+    for position, index in enumerate(indexes):
+        if fdp.ConsumeIntInRange(0, 3):
+            value = {_text(fdp, 4): fdp.ConsumeIntInRange(-5, 5) for _ in range(2)}
+            arguments, is_object = json.dumps(value, ensure_ascii=fdp.ConsumeBool()), True
+        else:
+            arguments = _BROKEN_ARGUMENTS[fdp.ConsumeIntInRange(0, len(_BROKEN_ARGUMENTS) - 1)]
+            is_object = False
+        tool = {"id": f"call_{position}_{_text(fdp, 6)}", "type": "function",
+                "function": {"name": "fn" + _text(fdp, 6), "arguments": arguments}}
+        tools.append((index, tool, is_object))
+    if tools:
+        message["tool_calls"] = [tool for _, tool, _ in tools]
+    finish = _FINISH_REASONS[fdp.ConsumeIntInRange(0, len(_FINISH_REASONS) - 1)]
+    content = message.get("content")
+    return {
+        "message": message,
+        "tools": tools,
+        "finish_reason": finish,
+        "product": bool(tools) or (isinstance(content, str) and content != ""),
+        "executable": bool(tools) and finish == "tool_calls" and all(o for _, _, o in tools),
+    }
+
+
+def _render(fdp: Any, model: dict[str, Any]) -> list[Any]:
+    """The model as chunk frames (without ``[DONE]``), fragmenting chosen by ``fdp``."""
+    channels: list[list[tuple[str, Any]]] = [[("role", "assistant")]]
+    message = model["message"]
+    for key in ("content", "reasoning_content"):
+        if key in message:
+            value = message[key]
+            pieces = [None] if value is None else _split(fdp, value)
+            channels.append([(key, piece) for piece in pieces])
+    for index, tool, _ in model["tools"]:
+        function = tool["function"]
+        names = _split(fdp, function["name"])
+        arguments = _split(fdp, function["arguments"])
+        count = max(len(names), len(arguments))
+        fragments: list[dict[str, Any]] = []
+        for k in range(count):
+            fn: dict[str, Any] = {}
+            if k < len(names):
+                fn["name"] = names[k]
+            if k < len(arguments):
+                fn["arguments"] = arguments[k]
+            fragments.append({"index": index, "function": fn})
+        # Identity in some fragment, maybe repeated in a later one.
+        carrier = fdp.ConsumeIntInRange(0, count - 1)
+        fragments[carrier].update(id=tool["id"], type="function")
+        if carrier + 1 < count and fdp.ConsumeBool():
+            fragments[carrier + 1]["id"] = tool["id"]
+        channels.append([("tool", f) for f in fragments])
+    if model["finish_reason"] is not None:
+        channels.append([("finish", model["finish_reason"])])
+    frames: list[Any] = []
+    while any(channels):
+        live = [c for c in channels if c]
+        channel = live[fdp.ConsumeIntInRange(0, len(live) - 1)]
+        kind, value = channel.pop(0)
+        choice: dict[str, Any]
+        if frames and frames[-1]["choices"] and fdp.ConsumeBool():
+            choice = frames[-1]["choices"][0]  # mix into the previous frame
+        else:
+            choice = {"index": 0, "delta": {}}
+            frames.append({"id": "chatcmpl-fuzz", "choices": [choice]})
+        delta = choice["delta"]
+        if kind == "finish":
+            if "finish_reason" in choice:
+                choice = {"index": 0, "delta": {}}
+                frames.append({"choices": [choice]})
+            choice["finish_reason"] = value
+        elif kind == "tool":
+            delta.setdefault("tool_calls", []).append(value)
+        elif kind in delta:
+            frames.append({"choices": [{"index": 0, "delta": {kind: value}}]})
+        else:
+            delta[kind] = value
+    if fdp.ConsumeBool():
+        frames.append({"choices": [], "usage": {"total_tokens": fdp.ConsumeIntInRange(0, 99)}})
+    return frames
+
+
+def _mutate(fdp: Any, frames: list[Any], model: dict[str, Any]) -> str | None:
+    """Apply at most one mutation; return its name. ``frames`` ends with [DONE]."""
+    names = (None, *_REJECTING, *_FREE)
+    name = names[fdp.ConsumeIntInRange(0, len(names) - 1)]
+    body = frames[:-1]
+    at = fdp.ConsumeIntInRange(0, len(body))
+    chosen = body[fdp.ConsumeIntInRange(0, len(body) - 1)] if body else None
+    choice = chosen["choices"][0] if chosen and chosen.get("choices") else None
+    tool_entries = choice["delta"].get("tool_calls") if choice else None
+    if name == "drop_done":
+        del frames[-1]
+    elif name == "cut":
+        del frames[at:]
+    elif name == "error_frame":
+        errors = (None, {}, {"message": "overloaded"}, "boom")
+        frames.insert(at, {"error": errors[fdp.ConsumeIntInRange(0, 3)], "choices": []})
+    elif name == "bool_choice_index" and choice is not None:
+        choice["index"] = fdp.ConsumeBool()
+    elif name == "bool_tool_index" and tool_entries:
+        tool_entries[fdp.ConsumeIntInRange(0, len(tool_entries) - 1)]["index"] = fdp.ConsumeBool()
+    elif name == "extra_choice":
+        frames.insert(at, {"choices": [{"index": 0, "delta": {}}, {"index": 1, "delta": {}}]})
+    elif name == "unknown_delta_field":
+        frames.insert(at, {"choices": [{"index": 0, "delta": {"x_" + _text(fdp, 4): None}}]})
+    elif name == "conflicting_id" and model["tools"]:
+        index, tool, _ = model["tools"][fdp.ConsumeIntInRange(0, len(model["tools"]) - 1)]
+        frames.insert(at, {"choices": [{"index": 0, "delta": {
+            "tool_calls": [{"index": index, "id": tool["id"] + "x"}]}}]})
+    elif name == "wrong_role":
+        frames.insert(at, {"choices": [{"index": 0, "delta": {"role": "user"}}]})
+    elif name == "frame_after_done":
+        frames.append({"choices": [], "usage": {}})
+    elif name == "conflicting_finish":
+        frames.insert(at, {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+        frames.insert(at, {"choices": [{"index": 0, "delta": {}, "finish_reason": "length"}]})
+    elif name == "duplicate_frame" and chosen is not None:
+        frames.insert(at, json.loads(json.dumps(chosen)))
+    elif name == "swap_frames" and len(body) > 1:
+        other = fdp.ConsumeIntInRange(0, len(body) - 1)
+        frames[at % len(body)], frames[other] = frames[other], frames[at % len(body)]
+    elif name == "drop_frame" and body:
+        del frames[at % len(body)]
+    elif name == "overwrite_value" and choice is not None:
+        values = (None, True, 0, -1, "", "x", [], {}, 2**63)
+        keys = ("index", "delta", "finish_reason")
+        choice[keys[fdp.ConsumeIntInRange(0, 2)]] = values[fdp.ConsumeIntInRange(0, 8)]
+    else:
+        return None
+    return name
+
+
+def run_structured(data: bytes) -> str:
+    """Run the structure-aware mode over ``data`` (without the mode byte).
+
+    Returns what happened (``"released"``, ``"recovery"``, ``"text"``,
+    ``"empty"``, ``"rejected <mutation>"``, ``"accepted <mutation>"``); raises
+    ``RuntimeError`` when an oracle breaks.
+    """
+    fdp = atheris.FuzzedDataProvider(data)
+    model = _model(fdp)
+    frames = [*_render(fdp, model), "[DONE]"]
+    mutation = _mutate(fdp, frames, model)
+    lines = [b"data: " + (f.encode() if isinstance(f, str) else json.dumps(f).encode())
+             for f in frames]
+    turn = run_lines(b"\n\n".join(lines))
+    if mutation is not None:
+        if mutation in _REJECTING and turn is not None:
+            raise RuntimeError(f"mutation {mutation} was accepted")
+        return f"{'rejected' if turn is None else 'accepted'} {mutation}"
+    if not model["product"]:
+        if turn is not None:
+            raise RuntimeError("an empty completion was accepted")
+        return "empty"
+    if turn is None:
+        raise RuntimeError("a valid generated stream was rejected")
+    if turn.message != model["message"] or turn.finish_reason != model["finish_reason"]:
+        raise RuntimeError("the aggregated message differs from the model")
+    if bool(turn.calls) != model["executable"]:
+        raise RuntimeError("release decision differs from the model")
+    if turn.calls:
+        return "released"
+    return "recovery" if turn.recovery_calls else "text"
+
+
 def TestOneInput(data: bytes) -> None:  # noqa: N802 - libFuzzer entry point name
-    run_lines(data)
+    if data[:1] == bytes([STRUCTURED]):
+        run_structured(data[1:])
+    else:
+        run_lines(data)
 
 
 def main() -> None:

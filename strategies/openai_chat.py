@@ -466,7 +466,13 @@ MUTATIONS: dict[str, type[ContractError]] = {
     "frame_after_done": ProtocolViolation,
     "wrong_role": ProtocolViolation,
     "non_object_frame": ProtocolViolation,
+    "duplicate_tool_id": ProtocolViolation,
+    "tool_index_out_of_range": ProtocolViolation,
+    "wrong_field_type": ProtocolViolation,
 }
+
+# The int64 range of the wire format bounds a tool index (this model's own belief).
+MODEL_MAX_TOOL_INDEX = 2**63 - 1
 
 
 def _choice_frames(frames: list[Any]) -> list[int]:
@@ -559,6 +565,36 @@ def mutated_streams(
         role = draw(st.sampled_from(["user", "system", "tool", "developer", "", "Assistant"]))
         body.insert(insert_at, _chunk({"role": role}))
         frames = body + [DONE]
+    elif kind == "duplicate_tool_id":
+        first, second = draw(st.permutations(model.tools))[:2]
+        body.insert(insert_at, _chunk({"tool_calls": [{"index": second.index,
+                                                       "id": first.call_id}]}))
+        frames = body + [DONE]
+    elif kind == "tool_index_out_of_range":
+        at = draw(st.sampled_from(_tool_frames(body)))
+        entries = body[at]["choices"][0]["delta"]["tool_calls"]
+        entries[draw(st.integers(0, len(entries) - 1))]["index"] = draw(
+            st.integers(MODEL_MAX_TOOL_INDEX + 1, 2**200))
+        frames = body + [DONE]
+    elif kind == "wrong_field_type":
+        at = draw(st.sampled_from(_choice_frames(body)))
+        frame = body[at]
+        place = draw(st.sampled_from(["content", "reasoning_content", "finish_reason", "id",
+                                      "usage", "delta", "tool_calls"]))
+        bad = draw(st.sampled_from([1, True, 1.5, [], {"x": 1}, ["a"]]))
+        if place in ("content", "reasoning_content", "tool_calls"):
+            if place == "tool_calls" and isinstance(bad, list):
+                bad = {"index": 0}
+            frame["choices"][0]["delta"][place] = bad
+        elif place == "finish_reason":
+            frame["choices"][0]["finish_reason"] = bad
+        elif place == "delta":
+            frame["choices"][0]["delta"] = [] if isinstance(bad, dict) else bad
+        elif place == "usage":
+            frame["usage"] = [] if isinstance(bad, dict) else bad
+        else:
+            frame["id"] = bad
+        frames = body + [DONE]
     elif kind == "non_object_frame":
         bad = draw(st.sampled_from([[], 0, "DONE", "[done]", True, 1.5]))
         body.insert(insert_at, bad)
@@ -570,8 +606,10 @@ def _applicable(kind: str, frames: list[Any], model: CompletionModel) -> bool:
     body = frames[:-1]
     if kind in ("conflicting_tool_id",):
         return bool(model.tools)
-    if kind in ("bool_choice_index", "unknown_delta_field"):
+    if kind == "duplicate_tool_id":
+        return len(model.tools) >= 2
+    if kind in ("bool_choice_index", "unknown_delta_field", "wrong_field_type"):
         return bool(_choice_frames(body))
-    if kind in ("bool_tool_index", "unknown_tool_delta_field"):
+    if kind in ("bool_tool_index", "unknown_tool_delta_field", "tool_index_out_of_range"):
         return bool(_tool_frames(body))
     return True

@@ -1065,3 +1065,192 @@ def test_usage_with_an_integer_too_large_for_json_text_is_rejected() -> None:
     with pytest.raises(ProtocolViolation, match="too large"):
         parse_events([ROLE, chunk({"content": "x"}), {"choices": [], "usage": {"t": 1 << 20_000}},
                       DONE])
+
+
+# ====================================================== review: attacks
+
+
+class _KeyWithBrokenStr:
+    """A dict key a Python caller could pass: rendering it raises."""
+
+    def __str__(self) -> str:
+        raise RuntimeError("rendering this key must never be attempted")
+
+    __repr__ = __str__
+
+    def __hash__(self) -> int:
+        return 1
+
+
+_HUGE_INT = 1 << 20_000  # str() of it raises ValueError (over 4,300 digits)
+
+
+@pytest.mark.parametrize("key", [_HUGE_INT, (_HUGE_INT,), _KeyWithBrokenStr(), 1, None],
+                         ids=["huge-int", "tuple", "broken-str", "int", "none"])
+@pytest.mark.parametrize("where", ["delta", "tool", "function"])
+def test_unknown_non_string_field_names_fail_without_rendering_the_key(
+    key: Any, where: str
+) -> None:
+    # Python callers can pass dicts whose keys are not strings; naming them in the
+    # error message must not call str() on them.
+    entry = full_tool(0, "c")
+    delta: dict[Any, Any] = {"content": "x"}
+    if where == "delta":
+        delta[key] = None
+    elif where == "tool":
+        entry[key] = None
+    else:
+        entry["function"][key] = None
+    delta["tool_calls"] = [entry]
+    with pytest.raises(ProtocolViolation, match="unknown") as info:
+        parse_events([ROLE, chunk(delta), DONE])
+    assert len(str(info.value)) < 400
+
+
+@pytest.mark.parametrize("index", [_HUGE_INT, 2**63], ids=["huge", "2**63"])
+def test_row_tool_index_beyond_the_int64_range_fails(index: int) -> None:
+    with pytest.raises(ProtocolViolation, match=r"tool_calls\[0\]\.index") as info:
+        parse_events([ROLE, tools_frame(full_tool(0, "c") | {"index": index}),
+                      chunk(finish="tool_calls"), DONE])
+    assert len(str(info.value)) < 400
+
+
+def test_row_tool_index_at_the_int64_bound_is_accepted() -> None:
+    turn = parse_events([ROLE, tools_frame(full_tool(2**63 - 1, "c")),
+                         chunk(finish="tool_calls"), DONE])
+    assert [c.call_id for c in turn.calls] == ["c"]
+
+
+def test_duplicate_tool_id_message_never_renders_a_huge_index() -> None:
+    with pytest.raises(ProtocolViolation, match="duplicate tool id") as info:
+        parse_events([ROLE, tools_frame(full_tool(2**63 - 1, "same"), full_tool(0, "same")),
+                      DONE])
+    assert len(str(info.value)) < 400
+
+
+@pytest.mark.parametrize("function_call", [{"name": "f", "arguments": "{}"}, {}, "f"])
+def test_nonstreaming_legacy_function_call_is_unsupported_not_silently_dropped(
+    function_call: Any,
+) -> None:
+    # The stream rejects a non-null legacy function_call; a body with content and a
+    # function_call must not pass as a plain text success that drops the call.
+    message = {"role": "assistant", "content": "calling f", "function_call": function_call}
+    with pytest.raises(UnsupportedProviderState, match="function_call"):
+        parse_completion(body_of(message, finish_reason="function_call"))
+
+
+def test_nonstreaming_null_function_call_and_refusal_are_kept() -> None:
+    message = {"role": "assistant", "content": "x", "function_call": None, "refusal": "no"}
+    assert parse_completion(body_of(message)).message == message
+
+
+@pytest.mark.parametrize("extra_body", [{"n": 2}, {"n": True}, {"n": None}])
+def test_request_n_in_extra_body_is_checked_even_when_shadowed(extra_body: Any) -> None:
+    # Design 3.2: the source's extra_body and the final payload are both checked;
+    # an illegal n is not accepted because a valid one shadows it.
+    for request in ({"extra_body": extra_body}, {"n": 1, "extra_body": extra_body}):
+        with pytest.raises(UnsupportedProviderState, match=r"extra_body\.n"):
+            check_request(request)
+
+
+def test_request_extra_body_with_n_one_or_without_n_is_accepted() -> None:
+    assert check_request({"n": 1, "extra_body": {"n": 1, "seed": 3}}) is None
+    assert check_request({"extra_body": {}}) is None
+    assert check_request({"extra_body": None}) is None  # the SDK's default
+
+
+@pytest.mark.parametrize("extra_body", [[], "n=2", 2, [("n", 2)]])
+def test_request_extra_body_must_be_an_object(extra_body: Any) -> None:
+    with pytest.raises(ProtocolViolation, match="extra_body"):
+        check_request({"extra_body": extra_body})
+
+
+def test_copy_json_error_paths_stay_short_for_long_keys_and_deep_nesting() -> None:
+    usage: Any = {"bad": float("inf")}
+    for level in range(200):
+        usage = {f"k{level}" * 500: usage}
+    with pytest.raises(ProtocolViolation, match="non-finite") as info:
+        parse_events([ROLE, chunk({"content": "x"}), {"choices": [], "usage": usage}, DONE])
+    assert len(str(info.value)) < 1000
+
+
+def test_replayed_argument_fragment_is_undetectable_and_documented() -> None:
+    # Chat Completions chunks carry no sequence number or event id: a replayed
+    # fragment is indistinguishable from a new one. The aggregate is exactly the
+    # concatenation of what arrived (never deduplicated by guess); the doc's
+    # "Known limits" says so.
+    frag = tools_frame(tool(0, arguments="1"))
+    turn = parse_events([ROLE, tools_frame(tool(0, id="c", type="function", name="f",
+                                                arguments='{"a":')),
+                         frag, frag, tools_frame(tool(0, arguments="}")),
+                         chunk(finish="tool_calls"), DONE])
+    assert turn.message["tool_calls"][0]["function"]["arguments"] == '{"a":11}'
+    doc = (ROOT / "docs" / "openai_chat.md").read_text()
+    assert "replayed" in doc
+
+
+def _fuzz_module() -> Any:
+    import importlib.util
+
+    pytest.importorskip("atheris")
+    spec = importlib.util.spec_from_file_location(
+        "fuzz_openai_chat_structured", ROOT / "fuzz" / "fuzz_openai_chat.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_fuzz_target_structured_mode_reaches_release_and_every_certain_rejection() -> None:
+    # Raw bytes rarely assemble a successful tool turn; the structure-aware mode
+    # must reach released calls, recovery calls, text turns, empty completions and
+    # every mutation whose rejection it asserts.
+    import random
+
+    module = _fuzz_module()
+    rng = random.Random(20260721)
+    labels: set[str] = set()
+    for _ in range(800):
+        data = bytes(rng.randrange(256) for _ in range(rng.randrange(20, 240)))
+        labels.add(module.run_structured(data))
+        module.TestOneInput(bytes([module.STRUCTURED]) + data)
+    assert {"released", "recovery", "text", "empty"} <= labels
+    assert {f"rejected {name}" for name in module._REJECTING} <= labels
+
+
+def test_fuzz_target_structured_seeds_include_released_calls() -> None:
+    module = _fuzz_module()
+    seeds = sorted((ROOT / "fuzz" / "corpus" / "fuzz_openai_chat").glob("structured_*"))
+    outcomes = [module.run_structured(seed.read_bytes()[1:]) for seed in seeds]
+    assert "released" in outcomes
+
+
+def test_fragments_after_a_finish_reason_are_aggregated_because_done_is_the_gate() -> None:
+    # Decision: finish_reason is a label fixed at its first value, not a gate.
+    # Fragments arriving after it are still part of the snapshot, and the calls
+    # are judged once, at [DONE], on the complete concatenation.
+    turn = parse_events([
+        ROLE,
+        tools_frame(tool(0, id="c", type="function", name="f", arguments='{"a"')),
+        chunk(finish="tool_calls"),
+        tools_frame(tool(0, arguments=":1}")),
+        DONE,
+    ])
+    assert turn.message["tool_calls"][0]["function"]["arguments"] == '{"a":1}'
+    assert [c.arguments for c in turn.calls] == [{"a": 1}]
+
+
+def test_fixture_done_event_is_only_the_sentinel_through_the_fixture_mapping() -> None:
+    assert frames_from_fixture_events([{"data": "[DONE]"}]) == [DONE]
+    for near in ({"data": "[DONE]", "x": 1}, {"data": "[done]"}, {"data": ["[DONE]"]}):
+        assert frames_from_fixture_events([near]) == [near]
+    with pytest.raises(ProtocolViolation, match="choices"):
+        parse_events([ROLE, chunk({"content": "x"}), {"data": "[DONE]"}])
+
+
+def test_unknown_delta_field_fails_even_in_a_frame_that_is_otherwise_rejected() -> None:
+    # Found by the schema-drawn drift property: a frame may fail for another reason
+    # first (here a duplicate tool id); either way it is a ProtocolViolation.
+    frame = chunk({"tool_calls": [{"index": 0, "id": "0"}, {"index": 1, "id": "0"}], "0": None})
+    with pytest.raises(ProtocolViolation):
+        parse_events([ROLE, frame, DONE])

@@ -99,6 +99,9 @@ def test_a_valid_entry_decodes_to_the_snapshot() -> None:
         (entry(completion_with({"role": "assistant", "content": "x"}, response_id=[])),
          "response_id"),
         (entry(completion_with({"role": "assistant", "content": "x"}, usage=[])), "usage"),
+        (entry(completion_with({"role": "assistant", "content": "x",
+                                "function_call": {"name": "f", "arguments": "{}"}})),
+         "function_call"),
     ],
 )
 def test_a_malformed_or_product_less_entry_is_a_miss_never_a_success(
@@ -226,6 +229,13 @@ def test_round_trip_of_an_aggregated_snapshot_is_lossless(rendered: Any) -> None
     assert decoded == snapshot
     assert list(decoded.message) == list(snapshot.message)
     assert encode(decoded) == data
+    # A decode shares nothing with the turn, the entry or another decode.
+    decoded.message["role"] = "mutated"
+    decoded.message.setdefault("tool_calls", []).append({"id": "injected"})
+    if decoded.usage is not None:
+        decoded.usage["injected"] = True
+    assert decode(data) == snapshot == turn.snapshot
+    turn.verify()
 
 
 @given(completion_models())
@@ -278,3 +288,17 @@ def test_the_two_modes_never_share_a_key(first: Any, second: Any) -> None:
     assert cache_key(first) == cache_key(first, response_mode="text")
     assert (cache_key(first) == cache_key(second)) == (
         json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True))
+
+
+def test_encode_never_writes_an_entry_that_decode_would_miss() -> None:
+    # Python callers can hand the aggregator integers longer than strict JSON reads
+    # back (1,000-character number literals): the writer checks with the reader,
+    # so an entry is either refused or replays losslessly.
+    turn = parse_events([{"choices": [{"index": 0, "delta": {"role": "assistant",
+                                                             "content": "x"}}]},
+                         {"choices": [], "usage": {"total_tokens": 10**1500}}, "[DONE]"])
+    with pytest.raises(ProtocolViolation, match="would not decode"):
+        encode(turn.snapshot)
+    within = ChatCompletionSnapshot({"role": "assistant", "content": "x"}, None, None,
+                                    {"total_tokens": 10**900})
+    assert decode(encode(within)) == within

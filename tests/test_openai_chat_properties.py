@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from hypothesis import event, given, note
+from hypothesis import HealthCheck, event, given, note, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
@@ -23,6 +23,7 @@ from hypothesis.stateful import (
     precondition,
     rule,
 )
+from hypothesis_jsonschema import from_schema
 from jsonschema import Draft7Validator
 
 from contracts.errors import (
@@ -88,13 +89,69 @@ def test_valid_streams_aggregate_to_the_model_message(rendered: RenderedStream) 
     turn.verify()
 
 
+def _progress_labels(rendered: RenderedStream) -> set[str]:
+    """Which kinds of progressing and non-progressing frames the stream holds."""
+    labels = set()
+    for index, frame in enumerate(rendered.frames):
+        if frame == DONE:
+            continue
+        progressing = index in rendered.progress_frames
+        if not frame["choices"]:
+            labels.add("no progress: usage-only")
+            continue
+        choice = frame["choices"][0]
+        delta = {k: v for k, v in choice["delta"].items() if k != "refusal"}
+        if progressing:
+            channels = {k for k in ("content", "reasoning_content") if delta.get(k)}
+            channels |= {f"tool {t['index']}" for t in delta.get("tool_calls", [])}
+            if len(channels) > 1:
+                labels.add("progress: several fields or tools in one frame")
+        elif not delta:
+            labels.add("no progress: finish-only" if choice.get("finish_reason")
+                       else "no progress: empty delta")
+        elif set(delta) == {"role"}:
+            labels.add("no progress: role-only")
+        elif "tool_calls" in delta:
+            labels.add("no progress: repeated identity or empty tool fragment")
+        else:
+            labels.add("no progress: empty or null text")
+    return labels
+
+
 @given(rendered_streams())
 def test_incremental_feed_returns_exactly_the_model_progress(rendered: RenderedStream) -> None:
     stream = ChatCompletionStream()
     returned = [i for i, frame in enumerate(rendered.frames) if stream.feed(frame) is not None]
     event(f"progress frames={min(len(returned), 5)}")
+    for label in sorted(_progress_labels(rendered)):
+        event(label)
     assert returned == rendered.progress_frames
     assert len(stream.close().progress_events) == len(rendered.progress_frames)
+
+
+@given(rendered_streams(product=None))
+def test_parsing_never_mutates_the_callers_frames_and_shares_nothing_with_them(
+    rendered: RenderedStream,
+) -> None:
+    frames = rendered.frames
+    before = copy.deepcopy(frames)
+    try:
+        turn = parse_events(frames)
+    except EmptyCompletion:
+        event("empty completion")
+        assert frames == before
+        return
+    assert frames == before
+    event(f"usage={'object' if turn.usage is not None else 'none'}")
+    # Mutating every caller frame afterwards changes nothing in the turn.
+    for frame in frames:
+        if isinstance(frame, dict):
+            if isinstance(frame.get("usage"), dict):
+                frame["usage"]["mutated"] = True
+            for choice in frame["choices"]:
+                for entry in choice["delta"].get("tool_calls") or []:
+                    entry["id"] = "mutated"
+    turn.verify()
 
 
 @given(rendered_streams(product=False))
@@ -151,21 +208,170 @@ def test_generated_chunks_validate_against_the_chunk_schema(rendered: RenderedSt
 
 SHAPE_MUTATIONS = ("error_frame", "bool_choice_index", "bool_tool_index", "extra_choice",
                    "unknown_delta_field", "unknown_tool_delta_field", "wrong_role",
-                   "non_object_frame")
+                   "non_object_frame", "tool_index_out_of_range", "wrong_field_type")
 
 
 @given(mutated_streams(kinds=SHAPE_MUTATIONS))
 def test_the_chunk_schema_rejects_every_shape_mutation(
     mutated: tuple[str, list[Any], type[ContractError]],
 ) -> None:
-    # hypothesis-jsonschema cannot draw object schemas with the pinned hypothesis
-    # (its from_object_schema uses a removed internal), so the schema is checked
-    # from both sides by the model: generated chunks validate (above) and every
-    # shape mutation produces a chunk the schema rejects (here).
+    # The schema is checked from both sides by the model: generated chunks validate
+    # (above) and every shape mutation produces a chunk the schema rejects (here);
+    # schema-drawn chunks drive the drift properties below.
     kind, frames, _ = mutated
     event(f"mutation={kind}")
     chunks = [f for f in frames if f != DONE]
     assert any(not CHUNK_VALIDATOR.is_valid(f) for f in chunks), kind
+
+
+# ============================================ schema-driven drift (jsonschema)
+
+# What the aggregator reads, as this test understands the contract (not imported
+# from the parser): everything else at these two levels is metadata.
+READ_CHUNK_KEYS = ("id", "choices", "usage")
+READ_CHOICE_KEYS = ("index", "delta", "finish_reason")
+KNOWN_DELTA_KEYS = ("role", "content", "reasoning_content", "tool_calls", "refusal",
+                    "function_call")
+ROLE_FRAME = {"choices": [{"index": 0, "delta": {"role": "assistant"}}]}
+DRIFT_HEALTH = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large]
+
+
+def _outcome(frames: list[Any]) -> tuple[Any, ...]:
+    try:
+        turn = parse_events(frames)
+    except ContractError as exc:
+        return ("rejected", type(exc).__name__)
+    return ("accepted", turn.message, turn.finish_reason, turn.response_id, turn.usage,
+            turn.calls, [r.call_id for r in turn.recovery_calls])
+
+
+def _graft_chunk_metadata(frame: dict[str, Any], drawn: dict[str, Any]) -> list[str]:
+    """Copy the metadata (unread fields) of a schema-drawn chunk onto ``frame``."""
+    grafted = []
+    for key, value in drawn.items():
+        if key not in READ_CHUNK_KEYS:
+            frame[key] = copy.deepcopy(value)
+            grafted.append("top-level")
+    if frame["choices"] and drawn["choices"]:
+        for key, value in drawn["choices"][0].items():
+            if key not in READ_CHOICE_KEYS:
+                frame["choices"][0][key] = copy.deepcopy(value)
+                grafted.append("choice")
+    return grafted
+
+
+@settings(suppress_health_check=DRIFT_HEALTH)
+@given(rendered_streams(product=None), from_schema(CHUNK_SCHEMA), st.data())
+def test_schema_drawn_chunk_metadata_drift_never_changes_the_outcome(
+    rendered: RenderedStream, drawn: dict[str, Any], data: st.DataObject
+) -> None:
+    # Unknown optional fields at the chunk and choice level (object, created,
+    # model, logprobs, vendor keys: whatever the pinned schema leaves open) are
+    # metadata: grafted onto any frame of a valid stream, they change nothing.
+    assert CHUNK_VALIDATOR.is_valid(drawn)
+    frames = copy.deepcopy(rendered.frames)
+    at = data.draw(st.sampled_from([i for i, f in enumerate(frames) if f != DONE]))
+    grafted = _graft_chunk_metadata(frames[at], drawn)
+    assert CHUNK_VALIDATOR.is_valid(frames[at])
+    unknown = set(drawn) - {*READ_CHUNK_KEYS, "object", "created", "model",
+                            "system_fingerprint"}
+    event("drift: unknown top-level field" if unknown else
+          "drift: known metadata only" if "top-level" in grafted else "drift: none at top")
+    event("drift: choice metadata" if "choice" in grafted else "drift: no choice metadata")
+    expected = _outcome(rendered.frames)
+    event(f"outcome: {expected[0]}"
+          + (f", executable={bool(expected[5])}" if expected[0] == "accepted" else ""))
+    assert _outcome(frames) == expected
+
+
+@settings(suppress_health_check=DRIFT_HEALTH)
+@given(from_schema(CHUNK_SCHEMA).filter(lambda c: bool(c["choices"])),
+       st.text(min_size=1, max_size=12).filter(lambda k: k not in KNOWN_DELTA_KEYS),
+       st.none() | st.text(max_size=3) | st.just({}))
+def test_schema_drawn_chunk_with_an_unknown_delta_field_fails_closed(
+    chunk: dict[str, Any], key: str, value: Any
+) -> None:
+    assert CHUNK_VALIDATOR.is_valid(chunk)
+    # The schema cannot say everything (unique tool ids): the chunk without the
+    # unknown key may already be rejected, and then any rejection will do.
+    plain = ChatCompletionStream()
+    plain.feed(ROLE_FRAME)
+    try:
+        plain.feed(copy.deepcopy(chunk))
+        plain_accepted = True
+    except ContractError:
+        plain_accepted = False
+    chunk["choices"][0]["delta"][key] = value
+    assert not CHUNK_VALIDATOR.is_valid(chunk)
+    event(f"unknown delta value: {type(value).__name__}")
+    event(f"chunk without the unknown key accepted: {plain_accepted}")
+    stream = ChatCompletionStream()
+    stream.feed(ROLE_FRAME)
+    try:
+        stream.feed(chunk)
+    except ProtocolViolation as exc:
+        assert "unknown delta field" in str(exc) or not plain_accepted
+        return
+    raise AssertionError("an unknown delta field was accepted")
+
+
+MESSAGE_KEYS = ("role", "content", "reasoning_content", "tool_calls", "function_call")
+
+
+def _graft_body_extensions(body: dict[str, Any], drawn: dict[str, Any]) -> list[str]:
+    """Copy the extension fields of a schema-drawn body onto ``body``."""
+    grafted = []
+    for key, value in drawn.items():
+        if key not in ("id", "choices", "usage", "object"):
+            body[key] = copy.deepcopy(value)
+            grafted.append("top-level")
+    choice, drawn_choice = body["choices"][0], drawn["choices"][0]
+    for key, value in drawn_choice.items():
+        if key not in ("index", "finish_reason", "message"):
+            choice[key] = copy.deepcopy(value)
+            grafted.append("choice")
+    message, drawn_message = choice["message"], drawn_choice["message"]
+    for key, value in drawn_message.items():
+        if key not in MESSAGE_KEYS:
+            message[key] = copy.deepcopy(value)
+            grafted.append("message")
+    for tool, drawn_tool in zip(message.get("tool_calls") or [],
+                                drawn_message.get("tool_calls") or [], strict=False):
+        for key, value in drawn_tool.items():
+            if key not in ("id", "type", "function"):
+                tool[key] = copy.deepcopy(value)
+                grafted.append("tool")
+        for key, value in drawn_tool["function"].items():
+            if key not in ("name", "arguments"):
+                tool["function"][key] = copy.deepcopy(value)
+                grafted.append("function")
+    return grafted
+
+
+@settings(suppress_health_check=DRIFT_HEALTH)
+@given(completion_models(), from_schema(COMPLETION_SCHEMA))
+def test_schema_drawn_body_extension_fields_are_kept_and_change_no_decision(
+    model: CompletionModel, drawn: dict[str, Any]
+) -> None:
+    # The non-streaming body keeps extension fields verbatim (design 4.1); they
+    # never change the product, the release decision or the call identities.
+    assert COMPLETION_VALIDATOR.is_valid(drawn)
+    plain = parse_completion(model.body())
+    body = model.body()
+    grafted = _graft_body_extensions(body, drawn)
+    assert COMPLETION_VALIDATOR.is_valid(body)
+    for place in ("top-level", "choice", "message", "tool", "function"):
+        event(f"drift: {place} extension" if place in grafted else f"drift: no {place} extension")
+    original = copy.deepcopy(body)
+    turn = parse_completion(body)
+    assert body == original
+    event(f"executable={bool(turn.calls)}")
+    message = body["choices"][0]["message"]
+    assert turn.message == message and turn.message is not message
+    assert turn.calls == plain.calls
+    assert [r.call_id for r in turn.recovery_calls] == [r.call_id for r in plain.recovery_calls]
+    assert (turn.finish_reason, turn.response_id, turn.usage) == (
+        plain.finish_reason, plain.response_id, plain.usage)
 
 
 json_values = st.recursive(
@@ -393,3 +599,34 @@ class ChatStreamMachine(RuleBasedStateMachine):
 
 
 TestChatStreamMachine = ChatStreamMachine.TestCase
+
+
+# ================================================= fuzz target, hypothesis-driven
+
+
+def _load_fuzz_target() -> Any:
+    import importlib.util
+
+    import pytest
+
+    pytest.importorskip("atheris")
+    path = Path(__file__).resolve().parent.parent / "fuzz" / "fuzz_openai_chat.py"
+    spec = importlib.util.spec_from_file_location("fuzz_openai_chat_hypothesis", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_FUZZ_TARGET: dict[str, Any] = {}
+
+
+@given(st.binary(min_size=8, max_size=300))
+def test_structured_fuzz_target_oracles_hold_for_hypothesis_drawn_bytes(data: bytes) -> None:
+    # One harness, two drivers: the atheris target's structure-aware mode, driven
+    # by hypothesis so a broken oracle shrinks and replays under pytest.
+    if "module" not in _FUZZ_TARGET:
+        _FUZZ_TARGET["module"] = _load_fuzz_target()
+    module = _FUZZ_TARGET["module"]
+    outcome = module.run_structured(data)
+    event(f"fuzz outcome: {outcome.split()[0]}")
