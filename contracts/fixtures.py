@@ -8,8 +8,10 @@ JSON object with exactly these keys: ``format``, ``contract``, ``provider``,
 :func:`contracts.strict_json.loads`, checks every key and type, pins each
 contract's metadata from :data:`CONTRACT_PINS` (a Gemini fixture must say API
 version ``v1``, never ``v1beta``), validates every source URL with
-:func:`contracts.provenance.validate_source_url` for the fixture's provider, and
-rejects an empty event list or an event that is not a JSON object.
+:func:`contracts.provenance.validate_source_url` for the fixture's provider,
+requires a GitHub source to show the SDK baseline tag (``blob/v<version>/...`` or
+``tree/v<version>/...``), and rejects an empty event list or an event that is not a
+JSON object. :func:`load_fixture` reads regular files only (never waits on a FIFO).
 
 Every rejection is a :class:`~contracts.errors.FixtureError`, chained
 (``__cause__``) to the underlying ``StrictJSONError``, ``LimitExceeded``,
@@ -19,6 +21,7 @@ Every rejection is a :class:`~contracts.errors.FixtureError`, chained
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
@@ -37,6 +40,8 @@ __all__ = [
     "MAX_FIXTURE_BYTES",
     "MAX_SOURCES",
     "MAX_CHECKED_CHARS",
+    "SDK_SOURCE_REF_KINDS",
+    "SDK_TAG_FORMAT",
     "ContractPin",
     "CONTRACT_PINS",
     "Fixture",
@@ -70,6 +75,13 @@ SDK_BASELINE_KEYS: frozenset[str] = frozenset({"package", "version"})
 PROJECTION_LAYERS: frozenset[str] = frozenset(
     {"typed-sse-projection", "wire-sse-envelope-projection", "wire-sse-bytes"}
 )
+
+#: A GitHub source in a fixture must show the SDK baseline, not a moving branch or a
+#: commit (GitHub serves fork commits under the parent repository's URLs):
+#: ``https://github.com/<owner>/<repo>/<kind>/<tag>[/...]`` with ``kind`` one of these
+#: and ``tag`` = ``SDK_TAG_FORMAT.format(version=<sdk_baseline.version>)``.
+SDK_SOURCE_REF_KINDS: frozenset[str] = frozenset({"blob", "tree"})
+SDK_TAG_FORMAT = "v{version}"
 
 #: A fixture file larger than this is rejected before it is parsed.
 MAX_FIXTURE_BYTES = 8_000_000
@@ -216,8 +228,27 @@ def _check_reviewed(value: str, revision: str, fail: _Fail) -> None:
         )
 
 
+def _check_sdk_source_ref(url: str, pin: ContractPin, field: str, fail: _Fail) -> None:
+    # Only called for a URL validate_source_url accepted; on github.com its path starts
+    # with /<owner>/<repo> of the provider's SDK (checked there, not here).
+    prefix = "https://github.com/"
+    if not url.startswith(prefix):
+        return
+    path = url[len(prefix) :].partition("#")[0]
+    segments = path.split("/")
+    tag = SDK_TAG_FORMAT.format(version=pin.sdk_version)
+    if len(segments) < 4 or segments[2] not in SDK_SOURCE_REF_KINDS or segments[3] != tag:
+        kinds = "|".join(sorted(SDK_SOURCE_REF_KINDS))
+        raise fail(
+            f"{field} {url!r} must show the SDK baseline: "
+            f"https://github.com/{segments[0]}/{segments[1]}/({kinds})/{tag}/... "
+            "(a branch or commit can show other content, including a fork's)",
+            field,
+        )
+
+
 def _check_sources(
-    value: Any, provider: str, allow_local: bool, fail: _Fail
+    value: Any, provider: str, allow_local: bool, fail: _Fail, pin: ContractPin
 ) -> tuple[str, ...]:
     if not isinstance(value, list):
         raise fail(f"sources must be a list, got {type(value).__name__}", "sources")
@@ -239,6 +270,7 @@ def _check_sources(
             )
         except ContractError as exc:
             raise fail(f"{field} is not an accepted source: {exc}", field) from exc
+        _check_sdk_source_ref(url, pin, field, fail)
     return tuple(value)
 
 
@@ -349,7 +381,7 @@ def load_fixture_bytes(
             "checked",
         )
     sources = _check_sources(
-        document["sources"], pin.provider, allow_local_source_urls, fail
+        document["sources"], pin.provider, allow_local_source_urls, fail, pin
     )
     events = _check_events(document["events"], fail)
     return Fixture(
@@ -374,7 +406,8 @@ def load_fixture(
     """Read the fixture file at ``path`` and check it (see :func:`load_fixture_bytes`).
 
     Raises :class:`~contracts.errors.FixtureError` (only): a missing or unreadable
-    file is chained to its ``OSError``; a file larger than
+    file is chained to its ``OSError``; anything but a regular file (a directory, a
+    FIFO, a device) is rejected without waiting or reading; a file larger than
     :data:`MAX_FIXTURE_BYTES` is rejected without reading the rest.
     """
     if not isinstance(path, (str, os.PathLike)):
@@ -384,7 +417,16 @@ def load_fixture(
         )
     try:
         origin = os.fsdecode(path)
-        with open(path, "rb") as handle:
+        # O_NONBLOCK: opening a FIFO must not wait for a writer; then only a regular
+        # file is read (a FIFO, a device or /dev/zero-like file is refused).
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+        descriptor = os.open(path, flags)
+        with open(descriptor, "rb") as handle:
+            mode = os.fstat(handle.fileno()).st_mode
+            if not stat.S_ISREG(mode):
+                raise FixtureError(
+                    f"fixture {origin!r} is not a regular file", where="path"
+                )
             data = handle.read(MAX_FIXTURE_BYTES + 1)
     except (OSError, TypeError, ValueError) as exc:
         raise FixtureError(f"cannot read fixture {path!r}: {exc}", where="path") from exc

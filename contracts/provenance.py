@@ -8,7 +8,8 @@ SDK repository on GitHub, written in a deliberately small ASCII grammar:
 
 No userinfo, no port, no query, lowercase scheme and host, every path segment
 non-empty and free of dot segments, separators (plain, encoded or as a
-backslash), nested or malformed percent-encoding. Characters a WHATWG URL parser
+backslash), nested or malformed percent-encoding; on GitHub no percent-encoding
+at all (its router decodes escapes, so ``%3A`` in a compare range can name a fork). Characters a WHATWG URL parser
 would strip or rewrite (tab, newline, carriage return, leading/trailing spaces,
 backslash, non-ASCII, an uppercase or trailing-dot host) are rejected rather than
 normalized, so whatever is accepted parses to the same host and path in a browser
@@ -394,6 +395,24 @@ def _check_repository(segments: list[str], provider: str, reject: _Rejector) -> 
     )
 
 
+def _check_github_segments_are_plain(segments: list[str], reject: _Rejector) -> None:
+    """No percent-escape at all in a GitHub path: its router decodes them.
+
+    GitHub decodes escapes before routing, so an encoded ':' or '/' inside a ref or
+    a compare range (``compare/main...evil%3Afork%3Amain``) can name another
+    repository's content under the pinned repository's path. SDK file paths and tags
+    never need an escape.
+    """
+    for number, segment in enumerate(segments, start=1):
+        if "%" in segment:
+            raise reject(
+                f"percent-encoding in GitHub path segment {segment!r} (GitHub decodes "
+                "it before routing, so an encoded ':' or '/' can name another "
+                "repository); write SDK paths without escapes",
+                f"path segment {number}",
+            )
+
+
 def _check_loopback_authority(split: _Split, reject: _Rejector) -> None:
     authority = split.authority
     if authority.startswith("["):
@@ -442,7 +461,9 @@ def validate_source_url(
     ``provider`` is ``"openai"``, ``"anthropic"`` or ``"google"``. Accepted: an
     ``https`` URL on one of the provider's documentation hosts, or on ``github.com``
     inside the provider's SDK repository (path starting with ``/<owner>/<repo>`` in
-    exact case), in the grammar described in the module docstring. With
+    exact case, and no percent-escape anywhere in a GitHub path), in the grammar
+    described in the module docstring. ``url`` and ``provider`` must be exactly
+    ``str`` (a subclass is rejected). With
     ``allow_local_source_urls=True`` (exactly ``True``), loopback URLs are accepted
     too, for any provider.
 
@@ -451,7 +472,7 @@ def validate_source_url(
     the URL part (``scheme``, ``host``, ``port``, ``userinfo``, ``path``,
     ``path segment N``, ``query``, ``fragment`` or a character index).
     """
-    if not isinstance(provider, str) or provider not in OFFICIAL_SOURCES:
+    if type(provider) is not str or provider not in OFFICIAL_SOURCES:
         raise SourceURLError(
             f"unknown provider {provider!r} (known: {', '.join(sorted(OFFICIAL_SOURCES))})",
             where="provider",
@@ -462,9 +483,12 @@ def validate_source_url(
             f"{type(allow_local_source_urls).__name__}",
             where="allow_local_source_urls",
         )
-    if not isinstance(url, str):
+    if type(url) is not str:
+        # Exactly str: a subclass can override find/split/iteration, so the text we
+        # checked would not be the text the caller goes on to use.
         raise SourceURLError(
-            f"source URL must be a string, got {type(url).__name__}", where="url"
+            f"source URL must be a str (not a subclass), got {type(url).__name__}",
+            where="url",
         )
     if len(url) > MAX_URL_LENGTH:
         raise SourceURLError(
@@ -504,4 +528,5 @@ def validate_source_url(
     _check_fragment(split.fragment, reject)
     if not local and authority == GITHUB_HOST:
         _check_repository(segments, provider, reject)
+        _check_github_segments_are_plain(segments, reject)
     return url

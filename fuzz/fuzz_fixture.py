@@ -9,7 +9,8 @@ may escape the loader. The oracle:
 - an accepted fixture declares exactly the metadata the format documentation pins
   for its contract (an independent table, not the loader's), has a non-empty list
   of object events, and every source re-parsed by ``urllib.parse.urlsplit`` is on
-  an official host of the fixture's provider (or loopback with the opt-in).
+  an official host of the fixture's provider (or loopback with the opt-in), a GitHub
+  source at ``blob/`` or ``tree/`` of the SDK baseline tag ``v<version>``.
 
 A broken oracle raises ``RuntimeError`` (a crash; not ``assert``, which ``-O`` strips).
 """
@@ -17,6 +18,7 @@ A broken oracle raises ``RuntimeError`` (a crash; not ``assert``, which ``-O`` s
 from __future__ import annotations
 
 import sys
+from urllib.parse import urlsplit
 
 import atheris
 
@@ -49,10 +51,16 @@ def check_fixture(fixture: Fixture, allow_local: bool) -> None:
         raise RuntimeError("accepted an empty event list or a non-object event")
     if not fixture.sources:
         raise RuntimeError("accepted a fixture without sources")
+    tag = "v" + exp.sdk_version
     for url in fixture.sources:
         problem = accepted_url_problem(url, fixture.provider, allow_local)
         if problem is not None:
             raise RuntimeError(f"accepted source {url!r}: {problem}")
+        parts = urlsplit(url)
+        if parts.netloc == "github.com" and parts.path.split("/")[3:5] not in (
+            ["blob", tag], ["tree", tag]
+        ):
+            raise RuntimeError(f"accepted SDK source {url!r} not at the baseline tag {tag}")
 
 
 def TestOneInput(data: bytes) -> None:

@@ -20,10 +20,17 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from strategies.source_urls import attacked_source_urls, official_source_urls
+from strategies.source_urls import (
+    SDK_REPOSITORIES,
+    SourceURL,
+    attacked_source_urls,
+    source_url_parts,
+)
 
 __all__ = [
+    "BASELINE_KEYS",
     "CONTRACTS",
+    "DOCUMENT_KEYS",
     "EXPECTED",
     "ExpectedContract",
     "FixtureMutation",
@@ -31,6 +38,8 @@ __all__ = [
     "MUTATION_NAMES",
     "REVISION",
     "fixture_documents",
+    "fixture_json_schema",
+    "fixture_source_urls",
     "mutated_fixtures",
     "render_fixture",
     "valid_fixture_document",
@@ -133,6 +142,28 @@ _light_events = st.lists(
 )
 
 
+# Written from the format documentation: a GitHub source shows the SDK baseline tag.
+_SDK_REF_KINDS = ("blob", "tree")
+
+
+def _pin_to_baseline(parts: SourceURL, contract: str, kind: str) -> str:
+    if not parts.is_github:
+        return parts.url
+    tag = "v" + EXPECTED[contract].sdk_version
+    segments = parts.segments[:2] + (kind, tag) + parts.segments[2:]
+    return SourceURL(parts.provider, "https", "github.com", "", segments, parts.fragment).url
+
+
+def fixture_source_urls(contract: str) -> st.SearchStrategy[str]:
+    """Official sources a fixture of ``contract`` may cite (GitHub: at the baseline tag)."""
+    provider = EXPECTED[contract].provider
+    return st.builds(
+        lambda parts, kind: _pin_to_baseline(parts, contract, kind),
+        source_url_parts(provider),
+        st.sampled_from(_SDK_REF_KINDS),
+    )
+
+
 @st.composite
 def fixture_documents(draw: st.DrawFn, *, light: bool = False) -> dict[str, Any]:
     """Valid fixture documents: any contract, 1-4 official sources, 1-4 events.
@@ -140,10 +171,9 @@ def fixture_documents(draw: st.DrawFn, *, light: bool = False) -> dict[str, Any]
     ``light=True`` draws small fixed-shape events (cheaper, for metadata mutations).
     """
     contract = draw(st.sampled_from(CONTRACTS))
-    provider = EXPECTED[contract].provider
     sources = draw(
         st.lists(
-            official_source_urls(provider), min_size=1, max_size=2 if light else 4, unique=True
+            fixture_source_urls(contract), min_size=1, max_size=2 if light else 4, unique=True
         )
     )
     events = draw(_light_events if light else _events)
@@ -151,6 +181,63 @@ def fixture_documents(draw: st.DrawFn, *, light: bool = False) -> dict[str, Any]
     doc["checked"] = draw(st.text(min_size=1, max_size=40).filter(lambda s: bool(s.strip())))
     doc["reviewed"] = draw(st.sampled_from([REVISION, "2026-07-22", "2026-12-31", "2027-02-28"]))
     return doc
+
+
+#: The documented top-level keys and ``sdk_baseline`` keys (independent of the loader).
+DOCUMENT_KEYS: frozenset[str] = frozenset({
+    "format", "contract", "provider", "api_family", "api_version", "contract_revision",
+    "projection_layer", "sdk_baseline", "reviewed", "sources", "checked", "events",
+})
+BASELINE_KEYS: frozenset[str] = frozenset({"package", "version"})
+
+
+def fixture_json_schema(contract: str, *, allow_extra_fields: bool) -> dict[str, Any]:
+    """A Draft-7 JSON Schema of valid ``contract`` fixtures, written from the format doc.
+
+    With ``allow_extra_fields=True`` the top level and ``sdk_baseline`` admit unknown
+    properties (schema drift); the loader must reject every such instance.
+    """
+    exp = EXPECTED[contract]
+    owner, repo = SDK_REPOSITORIES[exp.provider]
+    tag = "v" + exp.sdk_version
+    source_choices = [
+        exp.example_source,
+        exp.example_source + "#top",
+        f"https://github.com/{owner}/{repo}/blob/{tag}/README.md",
+        f"https://github.com/{owner}/{repo}/tree/{tag}",
+    ]
+    return {
+        "$schema": "http://json-schema.org/draft-07/schema#",
+        "type": "object",
+        "required": sorted(DOCUMENT_KEYS),
+        "additionalProperties": allow_extra_fields,
+        "properties": {
+            "format": {"const": "pcfuzz-fixture/1"},
+            "contract": {"const": contract},
+            "provider": {"const": exp.provider},
+            "api_family": {"const": exp.api_family},
+            "api_version": {"const": exp.api_version},
+            "contract_revision": {"const": REVISION},
+            "projection_layer": {"const": exp.projection_layer},
+            "sdk_baseline": {
+                "type": "object",
+                "required": sorted(BASELINE_KEYS),
+                "additionalProperties": allow_extra_fields,
+                "properties": {
+                    "package": {"const": exp.sdk_package},
+                    "version": {"const": exp.sdk_version},
+                },
+            },
+            "reviewed": {"enum": [REVISION, "2026-12-31", "2030-02-28"]},
+            "sources": {
+                "type": "array", "minItems": 1, "maxItems": 4, "uniqueItems": True,
+                "items": {"enum": source_choices},
+            },
+            "checked": {"enum": ["event shapes against the reference", "x"]},
+            "events": {"type": "array", "minItems": 1, "maxItems": 3,
+                       "items": {"type": "object", "maxProperties": 3}},
+        },
+    }
 
 
 @dataclass(frozen=True)
@@ -262,6 +349,52 @@ def _bad_source(doc: dict[str, Any], draw: st.DrawFn) -> bytes:
     return render_fixture(mutated)
 
 
+def _non_string_source(doc: dict[str, Any], draw: st.DrawFn) -> bytes:
+    mutated = copy.deepcopy(doc)
+    bad = draw(st.one_of(_json_scalars.filter(lambda v: not isinstance(v, str)),
+                         st.lists(st.just(doc["sources"][0]), min_size=1, max_size=2),
+                         st.just({"url": doc["sources"][0]})))
+    index = draw(st.integers(0, len(mutated["sources"])))
+    mutated["sources"].insert(index, bad)
+    return render_fixture(mutated)
+
+
+def _unpinned_sdk_source(doc: dict[str, Any], draw: st.DrawFn) -> bytes:
+    # An accepted GitHub URL of the right repository, but not at the baseline tag.
+    mutated = copy.deepcopy(doc)
+    owner, repo = SDK_REPOSITORIES[doc["provider"]]
+    version = doc["sdk_baseline"]["version"]
+    tail = draw(st.sampled_from([
+        "", "/releases", "/blob/main/README.md", "/tree/main",
+        "/blob/0123456789abcdef0123456789abcdef01234567/README.md",
+        f"/blob/{version}/README.md", f"/blob/v{version}.1/x.py", f"/raw/v{version}/x.py",
+        f"/commits/v{version}", f"/compare/v{version}...main", "/blob/V" + version + "/x",
+    ]))
+    index = draw(st.integers(0, len(mutated["sources"])))
+    mutated["sources"].insert(index, f"https://github.com/{owner}/{repo}{tail}")
+    return render_fixture(mutated)
+
+
+def _deep_event(doc: dict[str, Any], draw: st.DrawFn) -> bytes:
+    # Nesting beyond the JSON loader's depth limit, inside an event.
+    depth = draw(st.integers(600, 20_000))
+    opener = draw(st.sampled_from(["[", '{"a":']))
+    closer = "]" if opener == "[" else "}"
+    return _splice_event(doc, '{"deep": ' + opener * depth + "0" + closer * depth + "}")
+
+
+def _huge_event_value(doc: dict[str, Any], draw: st.DrawFn) -> bytes:
+    # One value over a JSON limit: a number with too many digits, a too-long string.
+    kind = draw(st.sampled_from(["digits", "fraction", "string"]))
+    if kind == "digits":
+        value = "9" * draw(st.integers(1_001, 100_000))
+    elif kind == "fraction":
+        value = "0." + "1" * draw(st.integers(1_000, 5_000))
+    else:
+        value = '"' + "x" * (4 * 1024 * 1024 + 1) + '"'
+    return _splice_event(doc, '{"huge": ' + value + "}")
+
+
 def _unknown_key(doc: dict[str, Any], draw: st.DrawFn) -> bytes:
     mutated = copy.deepcopy(doc)
     key = draw(st.text(min_size=1, max_size=12).filter(lambda k: k not in doc))
@@ -320,6 +453,10 @@ MUTATIONS: tuple[FixtureMutation, ...] = (
     FixtureMutation("empty_events", _empty_events, None),
     FixtureMutation("non_object_event", _non_object_event, None),
     FixtureMutation("bad_source_url", _bad_source, "SourceURLError"),
+    FixtureMutation("non_string_source", _non_string_source, None),
+    FixtureMutation("unpinned_sdk_source", _unpinned_sdk_source, None),
+    FixtureMutation("deep_event", _deep_event, "LimitExceeded"),
+    FixtureMutation("huge_event_value", _huge_event_value, "LimitExceeded"),
     FixtureMutation("unknown_top_level_key", _unknown_key, None),
     FixtureMutation("missing_top_level_key", _missing_key, None),
     FixtureMutation("wrong_field_type", _wrong_type, None),

@@ -97,8 +97,12 @@ _segments = st.one_of(
 ).map(_no_dot_only)
 
 
-def _segment() -> st.SearchStrategy[str]:
-    return _segments
+# On GitHub no escape at all (its router decodes them before routing).
+_plain_segments = st.text(_SEGMENT_PLAIN, min_size=1, max_size=10).map(_no_dot_only)
+
+
+def _segment(*, github: bool = False) -> st.SearchStrategy[str]:
+    return _plain_segments if github else _segments
 
 
 _fragments = st.one_of(st.none(), st.text(_FRAGMENT, min_size=1, max_size=12))
@@ -108,7 +112,9 @@ _fragments = st.one_of(st.none(), st.text(_FRAGMENT, min_size=1, max_size=12))
 def source_url_parts(draw: st.DrawFn, provider: str) -> SourceURL:
     """A valid official source URL for ``provider``, as parts."""
     on_github = draw(st.booleans())
-    tail = tuple(draw(st.lists(_segment(), min_size=0 if on_github else 1, max_size=5)))
+    tail = tuple(
+        draw(st.lists(_segment(github=on_github), min_size=0 if on_github else 1, max_size=5))
+    )
     if on_github:
         host = "github.com"
         segments = SDK_REPOSITORIES[provider] + tail
@@ -325,6 +331,18 @@ def _bad_percent(parts: SourceURL, draw: st.DrawFn) -> str:
     return _insert_segment(parts, draw, bad)
 
 
+def _github_escape(parts: SourceURL, draw: st.DrawFn) -> str:
+    # Any escape in a GitHub path: e.g. a compare range naming a fork with '%3A'.
+    owner, repo = SDK_REPOSITORIES[parts.provider]
+    escaped = draw(st.sampled_from([
+        "main...evil%3A" + repo + "%3Amain", "v1%3Amain", "a%3Bb", "a%40b", "%3F", "x%21",
+    ]))
+    segments = (owner, repo) + parts.segments[2:] if parts.is_github else (owner, repo)
+    index = draw(st.integers(2, len(segments)))
+    segments = segments[:index] + (escaped,) + segments[index:]
+    return SourceURL(parts.provider, "https", "github.com", "", segments, parts.fragment).url
+
+
 def _query(parts: SourceURL, draw: st.DrawFn) -> str:
     base = parts.url.split("#")[0]
     return base + draw(st.sampled_from(["?", "?x=1", "?next=https://evil.example/"]))
@@ -347,6 +365,7 @@ ATTACKS: dict[str, _Attack] = {
     "ip_literal_host": _ip_host,
     "cross_provider_host": _cross_provider_host,
     "cross_repository": _cross_repository,
+    "github_percent_escape": _github_escape,
     "dot_segment": _dot_segment,
     "encoded_dot_segment": _encoded_dot_segment,
     "nested_encoding": _nested_encoding,
@@ -471,6 +490,8 @@ def accepted_url_problem(url: str, provider: str, allow_local: bool) -> str | No
         owner, repo = SDK_REPOSITORIES[provider]
         if segments[:2] != [owner, repo]:
             return f"GitHub path {path!r} is outside {owner}/{repo}"
+        if "%" in path:
+            return f"GitHub path {path!r} has a percent-escape (GitHub decodes it)"
         normalized = posixpath.normpath(unquote(path))
         if not (normalized + "/").startswith(f"/{owner}/{repo}/"):
             return f"GitHub path {path!r} normalizes outside {owner}/{repo}"

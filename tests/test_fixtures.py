@@ -10,12 +10,17 @@ import copy
 import dataclasses
 import importlib.util
 import json
+import os
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
+from hypothesis_jsonschema import from_schema
+from jsonschema import Draft7Validator
 
 from contracts.errors import (
     ContractError,
@@ -26,10 +31,13 @@ from contracts.errors import (
 )
 from contracts.fixtures import MAX_FIXTURE_BYTES, Fixture, load_fixture, load_fixture_bytes
 from strategies.fixture_docs import (
+    BASELINE_KEYS,
     CONTRACTS,
+    DOCUMENT_KEYS,
     EXPECTED,
     MUTATION_NAMES,
     fixture_documents,
+    fixture_json_schema,
     mutated_fixtures,
     render_fixture,
     valid_fixture_document,
@@ -327,7 +335,95 @@ def test_repeated_source_is_rejected() -> None:
     assert rejected(doc(sources=[url, url])).where == "sources[1]"
 
 
+@pytest.mark.parametrize("bad", [True, False, 1, 1.5, None, {"url": "https://ai.google.dev/x"},
+                                 ["https://ai.google.dev/x"], []])
+def test_non_string_source_is_rejected_at_its_index(bad: Any) -> None:
+    error = rejected(doc(sources=["https://ai.google.dev/gemini-api/docs", bad]))
+    assert error.where == "sources[1]"
+    assert "must be a string" in str(error)
+
+
+@pytest.mark.parametrize(
+    ("contract", "tail"),
+    [
+        ("gemini-interactions", ""),
+        ("gemini-interactions", "/releases"),
+        ("gemini-interactions", "/blob/main/google/genai/interactions.py"),
+        ("gemini-interactions", "/tree/main"),
+        # A commit: GitHub serves a fork's commits under the parent repository's URL.
+        ("gemini-interactions", "/blob/0123456789abcdef0123456789abcdef01234567/x.py"),
+        ("gemini-interactions", "/blob/2.12.1/x.py"),
+        ("gemini-interactions", "/blob/v2.12.0/x.py"),
+        ("gemini-interactions", "/blob/v2.12.1.post1/x.py"),
+        ("gemini-interactions", "/raw/v2.12.1/x.py"),
+        ("gemini-interactions", "/compare/v2.12.1...main"),
+        ("openai-chat", "/blob/v2.46.1/src/openai/types/chat/chat_completion_chunk.py"),
+        ("anthropic-messages", "/blob/V0.117.0/src/anthropic/types/message.py"),
+    ],
+)
+def test_github_source_must_show_the_sdk_baseline_tag(contract: str, tail: str) -> None:
+    owner_repo = {
+        "gemini-interactions": "googleapis/python-genai",
+        "openai-chat": "openai/openai-python",
+        "anthropic-messages": "anthropics/anthropic-sdk-python",
+    }[contract]
+    url = f"https://github.com/{owner_repo}{tail}"
+    document = valid_fixture_document(contract)
+    document["sources"].append(url)
+    error = rejected(document)
+    assert error.where == "sources[1]"
+    assert "must show the SDK baseline" in str(error)
+    assert error.__cause__ is None  # the URL itself is an accepted official source
+
+
+@pytest.mark.parametrize(
+    ("contract", "url"),
+    [
+        ("gemini-interactions",
+         "https://github.com/googleapis/python-genai/blob/v2.12.1/google/genai/interactions.py"),
+        ("gemini-interactions", "https://github.com/googleapis/python-genai/tree/v2.12.1"),
+        ("openai-responses",
+         "https://github.com/openai/openai-python/blob/v2.46.0/src/openai/x.py#L1-L9"),
+        ("anthropic-messages",
+         "https://github.com/anthropics/anthropic-sdk-python/tree/v0.117.0/src/anthropic"),
+    ],
+)
+def test_github_source_at_the_sdk_baseline_tag_is_accepted(contract: str, url: str) -> None:
+    document = valid_fixture_document(contract)
+    document["sources"].append(url)
+    assert load_fixture_bytes(render_fixture(document)).sources[-1] == url
+
+
 # --- events --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("depth", [513, 10_000, 200_000])
+@pytest.mark.parametrize("opener", ["[", '{"a":'])
+def test_deeply_nested_event_is_rejected_by_the_depth_limit(depth: int, opener: str) -> None:
+    closer = "]" if opener == "[" else "}"
+    body = render_fixture(doc(events=[{"x": "SENTINEL"}]), indent=None).decode()
+    raw = body.replace('"SENTINEL"', opener * depth + "0" + closer * depth, 1).encode()
+    started = time.monotonic()
+    error = rejected(raw)
+    assert isinstance(error.__cause__, LimitExceeded), error
+    assert time.monotonic() - started < 5
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["9" * 100_000, "-" + "1" * 5_000, "0." + "5" * 2_000, '"' + "x" * (4 * 1024 * 1024 + 1) + '"'],
+    ids=["100k-digit-int", "5k-digit-negative", "2k-digit-fraction", "4MiB-string"],
+)
+def test_huge_event_value_is_rejected_by_a_limit(value: str) -> None:
+    body = render_fixture(doc(events=[{"x": "SENTINEL"}]), indent=None).decode()
+    error = rejected(body.replace('"SENTINEL"', value, 1).encode())
+    assert isinstance(error.__cause__, LimitExceeded), error
+
+
+def test_event_values_of_ordinary_size_are_kept_exactly() -> None:
+    events = [{"arguments": "x" * 40_000, "n": 10**30, "f": 0.1, "deep": [[[[[{"a": None}]]]]]}]
+    assert load_fixture_bytes(render_fixture(doc(events=events))).events == events
+
 
 
 def test_empty_event_list_is_rejected() -> None:
@@ -360,7 +456,38 @@ def test_missing_file_is_a_fixture_error(tmp_path: Path) -> None:
 def test_directory_is_a_fixture_error(tmp_path: Path) -> None:
     with pytest.raises(FixtureError) as info:
         load_fixture(tmp_path)
-    assert isinstance(info.value.__cause__, OSError)
+    assert info.value.where == "path"
+    # Linux opens a directory read-only and fstat refuses it; elsewhere open fails.
+    assert "not a regular file" in str(info.value) or isinstance(info.value.__cause__, OSError)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes on this platform")
+def test_fifo_is_rejected_without_waiting_for_a_writer(tmp_path: Path) -> None:
+    # A naive open() of a FIFO blocks until some writer appears: a hang, not an error.
+    fifo = tmp_path / "fixture.json"
+    os.mkfifo(fifo)
+
+    def unblock() -> None:  # rescue a blocked reader so a regression fails, not hangs
+        time.sleep(5)
+        try:
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:
+            pass
+
+    rescuer = threading.Thread(target=unblock, daemon=True)
+    rescuer.start()
+    started = time.monotonic()
+    with pytest.raises(FixtureError) as info:
+        load_fixture(fifo)
+    assert time.monotonic() - started < 4, "load_fixture waited for a FIFO writer"
+    assert "not a regular file" in str(info.value)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="character device path is POSIX")
+def test_device_file_is_rejected() -> None:
+    with pytest.raises(FixtureError) as info:
+        load_fixture(os.devnull)
+    assert "not a regular file" in str(info.value)
 
 
 @pytest.mark.parametrize("path", [None, 3, b"\x00", "\x00bad"])
@@ -422,6 +549,54 @@ def test_arbitrary_bytes_raise_only_fixture_error(data: bytes) -> None:
 
 
 
+_SCHEMA_STRATEGIES: dict[tuple[str, bool], st.SearchStrategy[Any]] = {
+    (contract, extra): from_schema(fixture_json_schema(contract, allow_extra_fields=extra))
+    for contract in CONTRACTS
+    for extra in (False, True)
+}
+
+
+@pytest.mark.parametrize("contract", CONTRACTS)
+@given(data=st.data())
+def test_schema_instances_load_and_unknown_fields_fail_closed(
+    contract: str, data: st.DataObject
+) -> None:
+    # Schema-driven drift: valid instances of the documented format load unchanged;
+    # an instance with any unknown top-level or sdk_baseline field is rejected.
+    extra_allowed = data.draw(st.booleans())
+    schema = fixture_json_schema(contract, allow_extra_fields=extra_allowed)
+    document: dict[str, Any] = data.draw(_SCHEMA_STRATEGIES[(contract, extra_allowed)])
+    assert Draft7Validator(schema).is_valid(document)
+    unknown = (document.keys() - DOCUMENT_KEYS) | (
+        document["sdk_baseline"].keys() - BASELINE_KEYS
+    )
+    raw = render_fixture(document)
+    if unknown:
+        event("drift: unknown field -> rejected")
+        with pytest.raises(FixtureError) as info:
+            load_fixture_bytes(raw)
+        assert "unknown key" in str(info.value)
+        return
+    event("no drift -> accepted")
+    fixture = load_fixture_bytes(raw)
+    assert fixture.sources == tuple(document["sources"])
+    assert fixture.events == document["events"]
+
+
+_FIXTURE_DIR = Path(__file__).resolve().parent.parent / "fixtures"
+
+
+@pytest.mark.parametrize(
+    "path", sorted(_FIXTURE_DIR.glob("*.json")), ids=lambda path: path.name
+)
+def test_shipped_provider_fixture_loads_with_its_pins(path: Path) -> None:
+    fixture = load_fixture(path)
+    exp = EXPECTED[fixture.contract]
+    assert (fixture.provider, fixture.api_version, fixture.sdk_version) == (
+        exp.provider, exp.api_version, exp.sdk_version)
+    assert fixture.events and fixture.sources
+
+
 def test_format_documentation_example_loads() -> None:
     readme = Path(__file__).resolve().parent.parent / "fixtures" / "README.md"
     text = readme.read_text(encoding="utf-8")
@@ -461,4 +636,17 @@ def test_fuzz_target_crashes_when_the_loader_accepts_a_wrong_pin(
     bad = dataclasses.replace(good, api_version="v1beta")
     monkeypatch.setattr(target, "load_fixture_bytes", lambda data, **_: bad)
     with pytest.raises(RuntimeError):
+        target.TestOneInput(b"{}")
+
+
+def test_fuzz_target_crashes_when_the_loader_accepts_an_unpinned_sdk_source(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    target = _fuzz_target()
+    good = load_fixture_bytes(render_fixture(doc()))
+    bad = dataclasses.replace(
+        good, sources=("https://github.com/googleapis/python-genai/blob/main/x.py",)
+    )
+    monkeypatch.setattr(target, "load_fixture_bytes", lambda data, **_: bad)
+    with pytest.raises(RuntimeError, match="baseline tag"):
         target.TestOneInput(b"{}")

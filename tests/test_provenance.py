@@ -9,6 +9,10 @@ rejected; loopback only with an explicit opt-in.
 from __future__ import annotations
 
 import importlib.util
+import json
+import shutil
+import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -646,7 +650,8 @@ def test_fuzz_target_crashes_when_the_validator_accepts_an_attack(
     for data in (b"\x00https://user@platform.openai.com/docs",
                  b"\x00https://github.com/openai/openai-python/../../anthropics/x",
                  b"\x00https://platform.openai.com:443/docs",
-                 b"\x00https://platform.openai.com/do\tcs"):
+                 b"\x00https://platform.openai.com/do\tcs",
+                 b"\x00https://github.com/openai/openai-python/compare/a...b%3Ac%3Amain"):
         with pytest.raises(RuntimeError):
             target.TestOneInput(data)
 
@@ -674,3 +679,262 @@ def test_near_valid_urls_are_rejected_or_satisfy_the_oracle(data: st.DataObject)
         return
     event(f"{kind}: accepted")
     assert accepted_url_problem(edited, provider, allow_local=False) is None, edited
+
+
+# --- GitHub paths carry no percent-escape ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        # A compare range naming a fork: GitHub decodes %3A before routing.
+        OPENAI_REPO + "/compare/main...evil%3Aopenai-python%3Amain",
+        OPENAI_REPO + "/blob/v2.46.0%3Aevil/x.py",
+        OPENAI_REPO + "/a%3Bb",
+        OPENAI_REPO + "/a%40b",
+        OPENAI_REPO + "/a%3fb",
+        GOOGLE_REPO + "/blob/v2.12.1/google/genai/x%21.py",
+    ],
+)
+def test_github_path_must_not_carry_percent_escapes(url: str) -> None:
+    provider = "google" if url.startswith(GOOGLE_REPO) else "openai"
+    error = rejected(url, provider)
+    assert error.where is not None and error.where.startswith("path segment")
+    assert "percent-encoding in GitHub path" in str(error)
+    # The same escape stays acceptable on a documentation host (no router decoding).
+    doc_url = "https://platform.openai.com/docs" + url[len(OPENAI_REPO):]
+    if url.startswith(OPENAI_REPO):
+        assert validate_source_url(doc_url, provider="openai") is doc_url
+
+
+class _LyingStr(str):
+    """A str subclass that checks as one text and prints as another."""
+
+    def __str__(self) -> str:
+        return "https://user@evil.example/x"
+
+    def __format__(self, spec: str) -> str:
+        return str(self)
+
+    def __len__(self) -> int:
+        return 10
+
+
+def test_str_subclass_url_or_provider_is_rejected() -> None:
+    # The validator would check the str data, the caller would use str()/format()/len().
+    url = _LyingStr("https://platform.openai.com/docs")
+    assert f"{url}" != str.__str__(url)
+    assert rejected(url).where == "url"
+    assert rejected(_LyingStr(OPENAI_REPO + "/" + "a" * MAX_URL_LENGTH)).where == "url"
+    with pytest.raises(SourceURLError) as info:
+        validate_source_url(
+            "https://platform.openai.com/docs", provider=_LyingStr("openai")
+        )
+    assert info.value.where == "provider"
+
+
+# --- the brief's red-team list: every one rejected, with the reason that applies --------
+
+
+@pytest.mark.parametrize(
+    ("url", "local", "where"),
+    [
+        ("https:/github.com/openai/openai-python", False, "scheme"),
+        ("https:\\\\github.com/openai/openai-python", False, "index 6"),
+        ("https://github.com\t/openai/openai-python", False, "index 18"),
+        ("https://github.com/openai/openai-python/%2e%2E/", False, "path segment 3"),
+        ("https://github.com/openai/openai-python/a%2F..", False, "path segment 3"),
+        ("https://github.com/openai/openai-python/./", False, "path segment 3"),
+        ("https://github.com/openai/openai-python/a/..%2f", False, "path segment 4"),
+        ("https://github.com/openai/openai-python/a/.%00", False, "path segment 4"),
+        ("https://platform\uff0eopenai.com/docs", False, "index 16"),
+        ("https://github\uff0ecom/openai/openai-python", False, "index 14"),
+        ("https://platform.openai.com/docs/%E2%80%AEtxt.exe", False, "path segment 2"),
+        ("https://github.com/openai/openai-python.git/..", False, "path segment 3"),
+        ("https://github.com/openai/openai-python/../anthropics/anthropic-sdk-python",
+         False, "path segment 3"),
+        ("https://github.com/openai/openai-python@evil/", False, "path segment 2"),
+        ("https://github.com:/openai/openai-python", False, "port"),
+        ("https://github.com./openai/openai-python", False, "host"),
+        ("https://0x7f.1/x", True, "host"),
+        ("http://0x7f.1/x", True, "scheme"),
+        ("http://127.0.0.1.nip.io/x", True, "scheme"),
+        ("https://127.0.0.1.nip.io/x", True, "host"),
+        ("http://127.1/x", True, "scheme"),
+        ("https://127.1/x", True, "host"),
+        ("http://[::ffff:127.0.0.1]/x", True, "scheme"),
+        ("https://[::ffff:127.0.0.1]/x", True, "host"),
+        ("http://localhost./x", True, "scheme"),
+        ("https://localhost./x", True, "host"),
+        ("HTTPS://github.com/openai/openai-python", False, "scheme"),
+        ("https:github.com/openai/openai-python", False, "scheme"),
+        ("https://github.com/openai/openai-python#a#b", False, "fragment"),
+        ("https://github.com/openai/openai-python#L1#L2", False, "fragment"),
+    ],
+)
+def test_red_team_list_is_rejected_where_it_goes_wrong(url: str, local: bool, where: str) -> None:
+    error = rejected(url, allow_local_source_urls=local)
+    assert error.where == where, str(error)
+
+
+# --- differential oracle: a real WHATWG URL parser (Node.js), skipped without node ---------
+
+_WHATWG_SCRIPT = r"""
+const rl = require('readline').createInterface({input: process.stdin, terminal: false});
+rl.on('line', (line) => {
+  let out;
+  try {
+    const u = new URL(JSON.parse(line));
+    out = {href: u.href, protocol: u.protocol, username: u.username, password: u.password,
+           host: u.host, hostname: u.hostname, port: u.port, pathname: u.pathname,
+           search: u.search, hash: u.hash};
+  } catch (e) {
+    out = {error: String(e && e.message)};
+  }
+  process.stdout.write(JSON.stringify(out) + '\n');
+});
+"""
+
+
+class _WhatwgParser:
+    """One long-lived Node.js process parsing URLs with its built-in WHATWG ``URL``."""
+
+    def __init__(self, node: str) -> None:
+        self._process = subprocess.Popen(
+            [node, "-e", _WHATWG_SCRIPT],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+        )
+
+    def parse(self, url: str) -> dict[str, str]:
+        stdin, stdout = self._process.stdin, self._process.stdout
+        assert stdin is not None and stdout is not None
+        stdin.write(json.dumps(url) + "\n")
+        stdin.flush()
+        result: dict[str, str] = json.loads(stdout.readline())
+        return result
+
+    def close(self) -> None:
+        for stream in (self._process.stdin, self._process.stdout):
+            if stream is not None:
+                stream.close()
+        self._process.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def whatwg() -> Iterator[_WhatwgParser]:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("Node.js (the WHATWG URL oracle) is not installed")
+    parser = _WhatwgParser(node)
+    yield parser
+    parser.close()
+
+
+def whatwg_disagreement(url: str, parsed: dict[str, str]) -> str | None:
+    """How the WHATWG parse of an accepted ``url`` differs from ``urlsplit``'s, if it does."""
+    if "error" in parsed:
+        return f"WHATWG rejects it: {parsed['error']}"
+    if parsed["href"] != url:
+        return f"WHATWG rewrites it to {parsed['href']!r}"
+    parts = urlsplit(url)
+    expected = {
+        "protocol": parts.scheme + ":",
+        "username": parts.username or "",
+        "password": parts.password or "",
+        "host": parts.netloc,
+        "port": "" if parts.port is None else str(parts.port),
+        "pathname": parts.path,
+        "search": "?" + parts.query if parts.query else "",
+        "hash": "#" + parts.fragment if parts.fragment else "",
+    }
+    for key, value in expected.items():
+        if parsed[key] != value:
+            return f"{key}: WHATWG {parsed[key]!r}, urlsplit {value!r}"
+    return None
+
+
+@pytest.mark.parametrize(
+    ("provider", "url", "local"),
+    [
+        ("openai", OPENAI_REPO + "#a?b/c:@", False),
+        ("openai", OPENAI_REPO + "/'x'", False),
+        ("openai", OPENAI_REPO + "/.git", False),
+        ("openai", OPENAI_REPO + "/...a", False),
+        ("openai", OPENAI_REPO + "/a.", False),
+        ("openai", OPENAI_REPO + "/.a/b~c_d-e", False),
+        ("openai", OPENAI_REPO + "/blob/v2.46.0/x.py#L1-L2", False),
+        ("openai", "https://platform.openai.com/docs/a%3Bb", False),
+        ("openai", "https://platform.openai.com/docs/a%3fb", False),
+        ("openai", "https://platform.openai.com/docs/a%23b", False),
+        ("openai", "https://platform.openai.com/docs/a%7Cb%3A%40", False),
+        ("openai", "https://platform.openai.com/docs/!$&'()*+,=", False),
+        ("google", "https://ai.google.dev/api/interactions%3Astream#x;y=z", False),
+        ("anthropic", "http://[::1]:8000/x", True),
+        ("anthropic", "http://localhost:1/x", True),
+        ("google", "https://localhost:65535/x#y", True),
+        ("google", "https://127.0.0.1/fixtures/x", True),
+    ],
+)
+def test_accepted_edge_urls_parse_identically_in_whatwg_and_urllib(
+    whatwg: _WhatwgParser, provider: str, url: str, local: bool
+) -> None:
+    assert validate_source_url(url, provider=provider, allow_local_source_urls=local) is url
+    assert whatwg_disagreement(url, whatwg.parse(url)) is None
+
+
+def test_whatwg_oracle_has_teeth(whatwg: _WhatwgParser) -> None:
+    # Inputs a naive validator accepts; the oracle must flag each one.
+    for url in (
+        "https://github.com/openai/openai-python/%2e%2E/x",
+        "https://github.com\\openai/openai-python",
+        "https://github.com/openai/openai-python/a\t/b",
+        "HTTPS://github.com/openai/openai-python",
+        "https://github.com:443/openai/openai-python",
+        "https://GitHub.com/openai/openai-python",
+        "https:github.com/openai/openai-python",
+        "https://github.com/openai/openai-python/a b",
+        "http://127.1/x",
+        "https://platform\uff0eopenai.com/docs",
+    ):
+        assert whatwg_disagreement(url, whatwg.parse(url)) is not None, url
+
+
+@given(data=st.data())
+def test_every_accepted_url_parses_identically_in_whatwg_and_urllib(
+    whatwg: _WhatwgParser, data: st.DataObject
+) -> None:
+    provider = data.draw(st.sampled_from(PROVIDERS))
+    source = data.draw(st.sampled_from(["official", "loopback", "near-valid", "url-like"]))
+    local = source == "loopback" or data.draw(st.booleans())
+    if source == "official":
+        url = data.draw(official_source_urls(provider))
+    elif source == "loopback":
+        url = data.draw(loopback_source_urls())
+    elif source == "near-valid":
+        base = data.draw(st.one_of(official_source_urls(provider), loopback_source_urls()))
+        i = data.draw(st.integers(0, len(base)))
+        piece = data.draw(_WHATWG_EDITS)
+        cut = data.draw(st.integers(0, 1))
+        url = base[:i] + piece + base[i + cut:]
+    else:
+        url = data.draw(url_like_text())
+    try:
+        validate_source_url(url, provider=provider, allow_local_source_urls=local)
+    except SourceURLError:
+        event(f"{source}: rejected")
+        return
+    event(f"{source}: accepted, compared with WHATWG")
+    assert whatwg_disagreement(url, whatwg.parse(url)) is None, url
+
+
+# Characters where WHATWG and urllib.parse are known to differ, or that WHATWG
+# percent-encodes, strips or rewrites.
+_WHATWG_EDITS = st.sampled_from(
+    ["/", "\\", ".", "..", "%2e", "%2E", "%2f", "%5c", "%25", "%3F", "%3f", "%23", "%3A",
+     "@", ":", ":443", ":80", "#", "?", ";", "'", "`", "^", "|", "{", "}", "<", ">", '"',
+     " ", "\t", "\n", "\r", "\x00", "\x7f", "\u00a0", "\uff0e", "\u3002", "\u0430",
+     "\u202e", "~", "!", "$", "&", "(", ")", "*", "+", ",", "=", "[", "]", "A", "0x"]
+)
