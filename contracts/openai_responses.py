@@ -125,6 +125,9 @@ class RevisionSpec:
     caller_types: Mapping[str, bool]
     part_events: Mapping[str, PartEventSpec]
     part_types: Mapping[tuple[str, str], Mapping[str, str]]
+    # Response fields that must be null (or absent) in a ``response.completed``: a
+    # non-null value contradicts the completed status, so the terminal fails closed.
+    completed_null_fields: tuple[str, ...] = ("error", "incomplete_details")
 
 
 _ITEM_ID = {"item_id": STRING, "output_index": INTEGER}
@@ -612,6 +615,9 @@ class OpenAIResponsesStream:
         self._call_ids: set[str] = set()
         self._fragment_bytes = 0
         self._turn: OpenAIResponsesTurn | None = None
+        # Set on the first ContractError: a poisoned stream exposes no calls, even
+        # when the error came after a good terminal (close() refuses the turn too).
+        self._failed = False
         self._handlers = {
             "created": self._on_created,
             "status": self._on_status,
@@ -645,13 +651,16 @@ class OpenAIResponsesStream:
 
     @property
     def terminated(self) -> bool:
-        """True once a valid ``response.completed`` was accepted."""
-        return self._turn is not None
+        """True once a valid ``response.completed`` was accepted (False once poisoned)."""
+        return self._turn is not None and not self._failed
 
     @property
     def calls(self) -> tuple[OpenAIResponsesCall, ...]:
-        """Executable calls: empty until a valid ``response.completed`` was accepted."""
-        return self._turn.calls if self._turn is not None else ()
+        """Executable calls: empty until a valid ``response.completed`` was accepted,
+        and empty again once the stream is poisoned (e.g. by an event after it)."""
+        if self._turn is None or self._failed:
+            return ()
+        return self._turn.calls
 
     def pending_calls(self) -> tuple[PendingFunctionCall, ...]:
         """Provisional view of every function call seen so far (never executable)."""
@@ -673,6 +682,7 @@ class OpenAIResponsesStream:
         try:
             self._feed(event, index)
         except ContractError as exc:
+            self._failed = True
             self._poison.poison(exc)
             raise
 
@@ -686,6 +696,7 @@ class OpenAIResponsesStream:
                     where=f"after event {self._count - 1}" if self._count else "empty stream",
                 )
         except ContractError as exc:
+            self._failed = True
             self._poison.poison(exc)
             raise
         self._poison.mark_closed()
@@ -1052,8 +1063,14 @@ class OpenAIResponsesStream:
                 f"{self._limits.max_total_fragment_bytes} bytes", where=where)
 
     def _check_parts(self, state: _Item, item: dict[str, Any], where: str) -> None:
-        """A done message/reasoning item must hold exactly the streamed parts."""
+        """A done message/reasoning item must hold exactly the streamed parts.
+
+        Only the part families the item type has (per the part-type table) are parts;
+        a same-named field on another item type is unknown optional drift, kept as-is.
+        """
         for family, parts in state.parts.items():
+            if (state.type, family) not in self._spec.part_types:
+                continue
             for position, part in enumerate(parts):
                 if not part.done:
                     raise ProtocolViolation(
@@ -1126,9 +1143,10 @@ class OpenAIResponsesStream:
     def _on_completed(self, event: dict[str, Any], event_type: str, spec: EventSpec,
                       where: str) -> None:
         response = self._response(event, event_type, where)
-        if response.get("error") is not None:
-            raise ProtocolViolation("completed response carries a non-null error",
-                                    where=f"{where}.response.error")
+        for name in self._spec.completed_null_fields:
+            if response.get(name) is not None:
+                raise ProtocolViolation(f"completed response carries a non-null {name}",
+                                        where=f"{where}.response.{name}")
         output = response.get("output")
         if not isinstance(output, list):
             raise ProtocolViolation("response.output must be an array",

@@ -9,7 +9,8 @@ Both builders return a plain JSON-compatible ``POST /v1/responses`` body that se
 * bind results with :func:`contracts.results.bind_results` (exactly one
   :class:`ModelVisibleToolResult` per call; :class:`ResultBindingError` otherwise);
 * resend ``instructions``, ``tools`` and caller request controls explicitly, and never
-  let request controls overwrite a protected field (:class:`ContinuationError`);
+  let request controls set a protected field or a case/separator variant of one
+  (:class:`ContinuationError`);
 * accept tools only in the native strict function shape and only if every function
   name observed in the turn is declared;
 * copy everything they embed (JSON round trip), so caller objects are never mutated
@@ -41,10 +42,12 @@ __all__ = [
 
 # Request fields a builder owns; request_controls may not set them.
 # ``conversation`` is a second server-side state handle: joining it would change which
-# history the model sees, so it is protected as well.
+# history the model sees. ``prompt`` references a stored prompt template, which carries
+# its own instructions, tools and model beside the explicitly resent ones. Both are
+# protected as well.
 PROTECTED_FIELDS = frozenset(
     {"model", "previous_response_id", "input", "store", "instructions", "tools",
-     "conversation"}
+     "conversation", "prompt"}
 )
 STATELESS_PROTECTED_FIELDS = PROTECTED_FIELDS
 # Keys a native strict function tool may carry (others, e.g. ``allowed_callers`` or
@@ -220,6 +223,13 @@ def _require_tools(tools: Any, turn: OpenAIResponsesTurn) -> list[dict[str, Any]
     return copied
 
 
+def _spelling(key: str) -> str:
+    """A key reduced to its case-folded letters and digits (``Previous-Response_ID`` ->
+    ``previousresponseid``): a layer that normalizes keys could map a variant onto a
+    protected field, so variants are protected too."""
+    return "".join(ch for ch in key.casefold() if ch.isalnum())
+
+
 def _require_controls(
     request_controls: Any, protected: frozenset[str]
 ) -> dict[str, Any]:
@@ -228,12 +238,18 @@ def _require_controls(
     if not isinstance(request_controls, Mapping):
         raise ContinuationError("request_controls must be a mapping or None")
     controls: dict[str, Any] = {}
+    protected_spellings = {_spelling(name): name for name in protected}
     for key, value in request_controls.items():
         if not isinstance(key, str) or not key:
             raise ContinuationError("request_controls keys must be non-empty strings")
         if key in protected:
             raise ContinuationError(
                 f"request_controls may not set protected field {key!r}")
+        variant_of = protected_spellings.get(_spelling(key))
+        if variant_of is not None:
+            raise ContinuationError(
+                f"request_controls key {key[:80]!r} is a spelling variant of protected "
+                f"field {variant_of!r}")
         controls[key] = _json_copy(value, f"request_controls[{key!r}]")
     return controls
 

@@ -390,6 +390,32 @@ def m_corrupt_fragment(events: list[dict[str, Any]], rng: random.Random,
     return out
 
 
+def m_retarget_delta(events: list[dict[str, Any]], rng: random.Random,
+                     ) -> list[dict[str, Any]] | None:
+    """Mis-associate one non-empty argument fragment: address it to another call by
+    ``(output_index, item_id)``, by ``item_id`` alone or by ``output_index`` alone."""
+    calls = {}
+    for i in _indexes(events, ITEM_ADDED):
+        item = _dict_field(events[i], "item")
+        if (item is not None and item.get("type") == "function_call"
+                and isinstance(item.get("id"), str)):
+            calls[events[i].get("output_index")] = item["id"]
+    deltas = [i for i in _indexes(events, ARGS_DELTA)
+              if isinstance(events[i].get("delta"), str) and events[i]["delta"]
+              and events[i].get("output_index") in calls]
+    if len(calls) < 2 or not deltas:
+        return None
+    out = copy.deepcopy(events)
+    delta = out[rng.choice(deltas)]
+    other = rng.choice([index for index in calls if index != delta["output_index"]])
+    mode = rng.randrange(3)
+    if mode in (0, 2):
+        delta["output_index"] = other
+    if mode in (0, 1):
+        delta["item_id"] = calls[other]
+    return out
+
+
 def m_identity_swap(events: list[dict[str, Any]], rng: random.Random,
                     ) -> list[dict[str, Any]] | None:
     """Put a call's item id where its call_id belongs, or the reverse."""
@@ -472,11 +498,15 @@ def m_programmatic_caller(events: list[dict[str, Any]], rng: random.Random,
 
 def m_failed_terminal(events: list[dict[str, Any]], rng: random.Random,
                       ) -> list[dict[str, Any]] | None:
-    """Replace the terminal with failed/incomplete, or insert an ``error`` event."""
+    """Replace the terminal with failed/incomplete, or insert an ``error`` event before
+    the terminal (after a ``response.completed`` it would be a trailing event, a
+    ``ProtocolViolation`` rather than a provider error)."""
     out = copy.deepcopy(events)
     choice = rng.randrange(3)
     if choice == 2:
-        out.insert(rng.randrange(0, len(out) + 1),
+        ends_in_terminal = bool(out) and isinstance(out[-1], dict) and (
+            out[-1].get("type") == COMPLETED)
+        out.insert(rng.randrange(0, len(out) + (0 if ends_in_terminal else 1)),
                    {"type": ERROR, "code": "server_error", "message": "boom", "param": None})
         return renumber(out)
     last = out[-1] if out else None
@@ -505,6 +535,7 @@ MUTATORS: tuple[Mutator, ...] = (
     Mutator("drop", m_drop, "either"),
     Mutator("corrupt_fragment", m_corrupt_fragment, "error", ("ProtocolViolation",)),
     Mutator("identity_swap", m_identity_swap, "error", ("ProtocolViolation",)),
+    Mutator("retarget_delta", m_retarget_delta, "error", ("ProtocolViolation",)),
     Mutator("unknown_fields", m_unknown_fields, "ok"),
     Mutator("unknown_item_type", m_unknown_item_type, "error",
             ("UnsupportedProviderState",)),
@@ -518,17 +549,19 @@ MUTATORS_BY_NAME = {m.name: m for m in MUTATORS}
 
 
 @st.composite
-def mutated_streams(draw: st.DrawFn, *, min_calls: int = 1,
+def mutated_streams(draw: st.DrawFn, *, min_calls: int = 1, mutator: str | None = None,
                     ) -> tuple[TurnModel, Mutator, list[dict[str, Any]]]:
-    """``(model, mutator, mutated events)`` for an applicable mutator."""
+    """``(model, mutator, mutated events)``: the named mutator (any when ``None``)
+    applied to a valid stream; the ``none`` mutator when it does not apply."""
     model, events = draw(valid_streams(min_calls=min_calls))
-    mutator = draw(st.sampled_from(MUTATORS))
+    chosen = (MUTATORS_BY_NAME[mutator] if mutator is not None
+              else draw(st.sampled_from(MUTATORS)))
     rng = draw(st.randoms(use_true_random=False))
-    mutated = mutator.apply(events, rng)
+    mutated = chosen.apply(events, rng)
     if mutated is None:
         mutated = copy.deepcopy(events)
-        mutator = Mutator("none", lambda e, r: e, "ok")
-    return model, mutator, mutated
+        chosen = Mutator("none", lambda e, r: e, "ok")
+    return model, chosen, mutated
 
 
 # ---------------------------------------------------------------------------
@@ -545,38 +578,49 @@ def strict_tool(name: str, properties: dict[str, Any] | None = None) -> dict[str
 
 
 # ---------------------------------------------------------------------------
-# Schema-driven drift (flat draft-07 event schemas)
-#
-# hypothesis-jsonschema 0.23.1 cannot draw objects under hypothesis 6.170.17 (its
-# object strategy calls a removed internal), so flat event schemas are turned into
-# strategies here: every declared property from its own sub-schema, plus extra
-# unknown properties, which the pinned schemas allow and the parser must tolerate.
+# Schema-driven drift (hypothesis-jsonschema on the pinned draft-07 event schemas)
+
+# Response snapshots: how many output items to draw. Lifecycle snapshots (created,
+# queued, in_progress, completed) contribute only their unknown fields to the drift, so
+# their output is drawn empty; a failing terminal is used whole, so its output may list
+# items (a failed Response that lists function calls must still release nothing).
+# Fewer items only narrow the draw: every instance is still an instance of the
+# unmodified pinned schema (the tests check it with Draft7Validator).
+_SCHEMA_OUTPUT_ITEMS = {FAILED: 1, INCOMPLETE: 1}
 
 
-def _value_from_schema(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
-    if "const" in schema:
-        return st.just(schema["const"])
-    if "enum" in schema:
-        return st.sampled_from(schema["enum"])
-    kind = schema.get("type")
-    if kind == "integer":
-        return st.integers(schema.get("minimum", -(2**63)), schema.get("maximum", 2**63 - 1))
-    if kind == "string":
-        return st.text(min_size=schema.get("minLength", 0),
-                       max_size=min(schema.get("maxLength", 16), 16))
-    if kind == "array":
-        return st.lists(json_values, max_size=schema.get("maxItems", 3))
-    return json_values
+def _generation_schema(name: str, schema: dict[str, Any]) -> dict[str, Any]:
+    narrowed = copy.deepcopy(schema)
+    response = narrowed.get("properties", {}).get("response")
+    if isinstance(response, dict):
+        output = response.get("properties", {}).get("output")
+        if isinstance(output, dict):
+            output["maxItems"] = min(output.get("maxItems", 8),
+                                     _SCHEMA_OUTPUT_ITEMS.get(name, 0))
+    return narrowed
 
 
-def event_drift_from_schema(schema: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
-    """Instances of a flat event schema with extra unknown fields (the drift)."""
-    known = schema.get("properties", {})
-    required = {name: _value_from_schema(sub) for name, sub in known.items()
-                if name in schema.get("required", [])}
-    extra_names = st.text(min_size=1, max_size=10).filter(lambda name: name not in known)
-    return st.builds(
-        lambda base, extra: {**extra, **base},
-        st.fixed_dictionaries(required),
-        st.dictionaries(extra_names, json_values, max_size=4),
-    )
+def schema_instances(schemas: dict[str, dict[str, Any]],
+                     ) -> st.SearchStrategy[tuple[str, dict[str, Any]]]:
+    """``(event type, instance)``: an instance of one pinned event schema, drawn by
+    ``hypothesis_jsonschema.from_schema``, with whatever unknown optional fields the
+    schema allows (the drift). The event types are drawn about evenly."""
+    from hypothesis_jsonschema import from_schema
+
+    names = sorted(schemas)
+    per_type: dict[str, st.SearchStrategy[Any]] = {
+        name: from_schema(_generation_schema(name, schema))
+        for name, schema in schemas.items()}
+    # A wide integer folded onto the names spreads the draw evenly (sampled_from
+    # favours its first elements).
+    def instance_of(name: str) -> st.SearchStrategy[tuple[str, dict[str, Any]]]:
+        return per_type[name].map(lambda instance: (name, instance))
+
+    return st.integers(0, 2**20).map(lambda k: names[k % len(names)]).flatmap(instance_of)
+
+
+def unknown_fields(instance: Any, properties: Any) -> dict[str, Any]:
+    """The members of ``instance`` that ``properties`` (a schema's) does not declare."""
+    if not isinstance(instance, dict) or not isinstance(properties, dict):
+        return {}
+    return {key: value for key, value in instance.items() if key not in properties}

@@ -218,6 +218,22 @@ def test_unknown_optional_item_fields_are_kept_in_raw() -> None:
     assert turn.calls[0].raw_item["x_future_field"] == {"kept": [1, 2]}
 
 
+
+@pytest.mark.parametrize("field", ["summary", "content"])
+def test_unknown_optional_item_fields_are_kept_even_when_named_like_another_items_parts(
+        field: str) -> None:
+    # ``summary`` is a part family of reasoning items only, ``content`` of message and
+    # reasoning items; on an item type without that family the field is unknown drift,
+    # kept as-is, never mistaken for streamed parts.
+    events = fixture_events()
+    owner = {"summary": (MESSAGE_DONE, 1), "content": (ITEM_DONE_A, 2)}[field]
+    for item in (events[owner[0]]["item"], terminal_output(events)[owner[1]]):
+        item[field] = "future drift"
+    turn = parse_events(events)
+    assert turn.output[owner[1]][field] == "future drift"
+    assert [c.call_id for c in turn.calls] == ["call-A", "call-B"]
+
+
 # ---------------------------------------------------------------------------
 # delta / done / item done / terminal agreement
 
@@ -505,6 +521,15 @@ def test_completed_response_with_an_error_fails() -> None:
         parse_events(events)
 
 
+def test_completed_response_with_incomplete_details_fails() -> None:
+    # A Response that says it completed and also says why it stopped early is
+    # self-contradictory: fail closed like a non-null error (decision 10).
+    events = fixture_events()
+    events[COMPLETED]["response"]["incomplete_details"] = {"reason": "max_output_tokens"}
+    with pytest.raises(ProtocolViolation, match="non-null incomplete_details"):
+        parse_events(events)
+
+
 def test_event_after_the_terminal_fails() -> None:
     events = fixture_events()
     events.append(copy.deepcopy(events[IN_PROGRESS]))
@@ -539,6 +564,25 @@ def test_stream_is_poisoned_after_an_error() -> None:
     with pytest.raises(ProtocolViolation):
         stream.close()
     assert stream.calls == ()
+
+
+
+def test_a_poisoned_stream_exposes_no_calls_even_after_a_good_terminal() -> None:
+    # A trailing event after response.completed poisons the stream: close() raises, so
+    # the calls property must not hand out what close() refuses to return.
+    events = fixture_events()
+    stream = OpenAIResponsesStream()
+    for event in events:
+        stream.feed(event)
+    assert [c.call_id for c in stream.calls] == ["call-A", "call-B"]
+    trailing = copy.deepcopy(events[IN_PROGRESS])
+    trailing["sequence_number"] = events[COMPLETED]["sequence_number"] + 1
+    with pytest.raises(ProtocolViolation, match="after the terminal"):
+        stream.feed(trailing)
+    assert stream.calls == ()
+    assert not stream.terminated
+    with pytest.raises(ProtocolViolation):
+        stream.close()
 
 
 def test_completed_with_only_function_calls_is_a_tool_turn_not_a_final_answer() -> None:
@@ -624,6 +668,34 @@ def test_namespaced_function_call_fails_closed() -> None:
     events[CALL_A_ADDED]["item"]["namespace"] = "orders"
     with pytest.raises(UnsupportedProviderState, match="namespace"):
         parse_events(events)
+
+
+@pytest.mark.parametrize("where", ["done", "terminal"])
+@pytest.mark.parametrize("field, value", [("namespace", "orders"),
+                                          ("caller", {"type": "program", "id": "p-1"})])
+def test_namespace_or_programmatic_caller_appearing_late_still_fails_closed(
+        where: str, field: str, value: Any) -> None:
+    # The origin of a call may be announced only on its final form: a namespace or a
+    # programmatic caller on the done item or in the terminal output (absent at added)
+    # must not slip through as an ordinary call.
+    events = fixture_events()
+    targets = {"done": [events[ITEM_DONE_A]["item"], terminal_output(events)[2]],
+               "terminal": [terminal_output(events)[2]]}[where]
+    for item in targets:
+        item[field] = copy.deepcopy(value)
+    with pytest.raises((UnsupportedProviderState, ProtocolViolation)):
+        parse_events(events)
+
+
+def test_explicit_null_namespace_and_caller_are_ordinary_calls() -> None:
+    events = fixture_events()
+    for item in (events[CALL_A_ADDED]["item"], events[ITEM_DONE_A]["item"],
+                 terminal_output(events)[2]):
+        item["namespace"] = None
+        item["caller"] = None
+    turn = parse_events(events)
+    assert turn.calls[0].caller is None
+    assert turn.calls[0].raw_item["namespace"] is None
 
 
 # ---------------------------------------------------------------------------
@@ -863,6 +935,34 @@ def test_request_controls_cannot_overwrite_protected_fields(field: str) -> None:
         stateful(turn, request_controls={field: "x"})
     with pytest.raises(ContinuationError, match="protected"):
         stateless(turn, request_controls={field: "x"})
+
+
+
+@pytest.mark.parametrize("field", ["Model", "STORE", " store", "input\t", "Previous_Response_Id",
+                                   "previous-response-id", "previousResponseId",
+                                   "Instructions", "TOOLS", "Conversation"])
+def test_request_controls_cannot_overwrite_protected_fields_by_case_or_spelling_variants(
+        field: str) -> None:
+    # The API's keys are case-sensitive, but a gateway or SDK layer that normalizes keys
+    # would turn these into the protected field: fail closed.
+    turn = parse_events(fixture_events())
+    with pytest.raises(ContinuationError, match="protected"):
+        stateful(turn, request_controls={field: "x"})
+    with pytest.raises(ContinuationError, match="protected"):
+        stateless(turn, request_controls={field: "x"})
+
+
+def test_request_controls_cannot_supply_a_stored_prompt_template() -> None:
+    # A stored prompt template carries its own instructions, tools and model, so it
+    # would sit beside (or displace) the explicitly resent ones.
+    turn = parse_events(fixture_events())
+    with pytest.raises(ContinuationError, match="protected"):
+        stateful(turn, request_controls={"prompt": {"id": "pmpt-1", "version": "2"}})
+    with pytest.raises(ContinuationError, match="protected"):
+        stateless(turn, request_controls={"prompt": {"id": "pmpt-1"}})
+    # Controls that merely share a prefix with a protected name stay ordinary controls.
+    payload = stateful(turn, request_controls={"prompt_cache_key": "k", "store_note": 1})
+    assert (payload["prompt_cache_key"], payload["store_note"]) == ("k", 1)
 
 
 @pytest.mark.parametrize("value", ["", None, 5])
