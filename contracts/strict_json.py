@@ -20,14 +20,16 @@ Every rejection is a :class:`~contracts.errors.StrictJSONError` or a
 byte offset (``bytes`` input) or character offset (``str`` input). No other
 exception escapes, for any argument.
 
-How it works: the size check comes first. Then, when a handful of linear scans
-prove that no limit can be reached (few enough brackets for the depth limit, few
-enough commas for the item limits, ...), the document goes through the C scanner of
-:mod:`json` with hooks that reject duplicate keys, non-finite numbers and long
-number literals. Every other document, and every document that fast path does not
+How it works: the argument checks and the size check come first. Then, when a
+handful of linear scans prove that no limit can be reached (few enough commas for
+the item limits, no string literal over the string limit, no lone surrogate
+escape, ...), the document goes through the C scanner of :mod:`json` with hooks that
+reject duplicate keys, non-finite numbers and long number literals; a document it
+accepts is then checked against the depth limit (only when it has more brackets
+than the limit). Every other document, and every document that fast path does not
 accept, goes through an iterative parser (explicit stack, no recursion) that checks
 each limit before doing the work the limit protects against and locates the error.
-Both paths are linear in the size of the input.
+Both paths are linear in time and memory in the size of the input.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from itertools import accumulate
-from typing import Any, Final, NoReturn
+from typing import Any, Final, NoReturn, cast
 
 from .errors import LimitExceeded, StrictJSONError
 
@@ -78,6 +80,12 @@ class JSONLimits:
     document of many tiny containers (``[[],[],...]``) can cost.
 
     Construction raises ``ValueError`` for a field that is not a positive ``int``.
+    :func:`loads` re-checks every field on each call (the constructor's check can be
+    bypassed) and accepts exactly this class, not a subclass.
+
+    Raising ``max_number_chars`` above the interpreter's int guard keeps failing
+    closed (``LimitExceeded``); with the guard disabled too, ``int`` conversion of
+    a very long literal is quadratic, so keep it within a few thousand.
     """
 
     max_bytes: int = 16 * 1024 * 1024
@@ -121,14 +129,21 @@ _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 # Full match: every escape in the text is a non-surrogate ``\uXXXX``, a high-low
 # surrogate pair, or a two-character escape. Escapes are consumed left to right, so
 # ``\\ud800`` is an escaped backslash and text, as JSON reads it. Only consulted
-# when ``_SURROGATE_ESCAPE`` hits.
+# when ``_SURROGATE_ESCAPE`` hits. Possessive quantifiers (``*+``): the alternatives
+# exclude each other, so backtracking could never help, and a backtracking
+# repetition keeps a frame per iteration (~90 bytes of memory per escape).
 _NO_LONE_SURROGATE_ESCAPE: Final = re.compile(
-    r"[^\\]*(?:\\(?:[^u]|u(?![dD][89a-fA-F])[0-9a-fA-F]{4}"
-    r"|u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})[^\\]*)*"
+    r"[^\\]*+(?:\\(?:[^u]|u(?![dD][89a-fA-F])[0-9a-fA-F]{4}"
+    r"|u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})[^\\]*+)*+"
 )
-# For the depth and string-length pre-scans: string literals as json tokenizes valid
-# ones (any escape is skipped whole); then everything that is not a bracket.
-_STRING_LITERAL: Final = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+# For the string-length pre-scan: string literals as json tokenizes valid ones (any
+# escape is skipped whole). The closing quote is optional, so an unterminated
+# literal runs to the end of the text and the scan never restarts inside it: with a
+# required closing quote, a failed match is retried from every escaped quote it
+# contains (quadratic in the text). Possessive for the same reason as
+# ``_NO_LONE_SURROGATE_ESCAPE`` above. For the depth scan: everything that is not
+# a bracket.
+_STRING_LITERAL: Final = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"?', re.DOTALL)
 _NOT_BRACKET: Final = re.compile(r"[^\[\]{}]+")
 _BRACKET_STEP: Final = tuple(
     1 if byte in b"[{" else -1 if byte in b"]}" else 0 for byte in range(256)
@@ -156,25 +171,30 @@ def loads(data: bytes | str, *, limits: JSONLimits | None = None) -> Any:
     :class:`LimitExceeded` for a document over ``limits`` (default
     :data:`DEFAULT_LIMITS`) and :class:`StrictJSONError` for anything else that is
     not strict JSON, including an argument that is neither ``bytes``/``bytearray``
-    nor ``str`` and a ``limits`` that is not a :class:`JSONLimits`. Never raises
-    anything else.
+    nor ``str`` (a subclass is read by its real content: its overridden methods are
+    never called) and a ``limits`` that is not an intact :class:`JSONLimits` (exactly
+    that class, every field a positive ``int``). Never raises anything else.
     """
     if limits is None:
         limits = DEFAULT_LIMITS
-    elif not isinstance(limits, JSONLimits):
-        raise StrictJSONError(
-            f"limits must be a JSONLimits, got {type(limits).__name__}", where="argument limits"
-        )
-    if isinstance(data, (bytes, bytearray)):
-        text = _decode_utf8(data, limits)
+    _check_limits(limits)
+    # type(), not isinstance(): isinstance() believes a ``__class__`` property.
+    kind = type(data)
+    if issubclass(kind, bytes):
+        text = _decode_utf8(cast(bytes, data), bytes, limits)
         from_bytes = True
-    elif isinstance(data, str):
-        # str.__str__ gives an exact str: a subclass cannot override count/encode.
-        text = _check_text(str.__str__(data), limits)
+    elif issubclass(kind, bytearray):
+        text = _decode_utf8(cast(bytearray, data), bytearray, limits)
+        from_bytes = True
+    elif issubclass(kind, str):
+        # str.__str__ gives an exact str (a copy for a subclass, which then cannot
+        # override count/encode); the size is checked on the original, before a copy.
+        _check_size(str.__len__(cast(str, data)), limits)
+        text = _check_text(str.__str__(cast(str, data)), limits)
         from_bytes = False
     else:
         raise StrictJSONError(
-            f"JSON input must be bytes (UTF-8) or str, got {type(data).__name__}",
+            f"JSON input must be bytes (UTF-8) or str, got {kind.__name__}",
             where="argument data",
         )
     if not text:
@@ -185,32 +205,60 @@ def loads(data: bytes | str, *, limits: JSONLimits | None = None) -> Any:
     return _parse(text, limits, from_bytes)
 
 
-def _decode_utf8(data: bytes | bytearray, limits: JSONLimits) -> str:
+_LIMIT_FIELDS: Final = tuple(field.name for field in fields(JSONLimits))
+
+
+def _check_limits(limits: object) -> None:
+    # The constructor's check can be bypassed (object.__setattr__, __new__ without
+    # __init__) and a subclass could compute its fields: re-check on every call.
+    if type(limits) is not JSONLimits:
+        raise StrictJSONError(
+            f"limits must be a JSONLimits, got {type(limits).__name__}", where="argument limits"
+        )
+    for name in _LIMIT_FIELDS:
+        value = getattr(limits, name, None)
+        if type(value) is not int or value < 1:
+            raise StrictJSONError(
+                f"limits.{name} must be a positive int, got {value!r:.40}",
+                where="argument limits",
+            )
+
+
+def _decode_utf8(
+    data: bytes | bytearray, base: type[bytes] | type[bytearray], limits: JSONLimits
+) -> str:
     # Size first (no copy of an oversized buffer), then BOM, then one strict decode:
-    # the resulting str is immune to later mutation of a bytearray.
-    if len(data) > limits.max_bytes:
+    # the resulting str is immune to later mutation of a bytearray. Every method is
+    # taken from ``base``, so a subclass's overrides are never called.
+    methods: Any = base
+    size: int = methods.__len__(data)
+    if size > limits.max_bytes:
         raise LimitExceeded(
-            f"document is {len(data)} bytes, over the limit of {limits.max_bytes}",
+            f"document is {size} bytes, over the limit of {limits.max_bytes}",
             where="byte offset 0",
         )
     for mark, name in _BOMS:
-        if data.startswith(mark):
+        if methods.startswith(data, mark):
             raise StrictJSONError(f"byte order mark ({name})", where="byte offset 0")
     try:
-        return data.decode("utf-8")
+        text: str = methods.decode(data, "utf-8")
     except UnicodeDecodeError as exc:
         raise StrictJSONError(
             f"invalid UTF-8 ({exc.reason})", where=f"byte offset {exc.start}"
         ) from None
+    return text
+
+
+def _check_size(length: int, limits: JSONLimits) -> None:
+    # A code point is at least one UTF-8 byte: reject before encoding anything big.
+    if length > limits.max_bytes:
+        raise LimitExceeded(
+            f"document is {length} characters, over the limit of {limits.max_bytes} bytes",
+            where="char offset 0",
+        )
 
 
 def _check_text(text: str, limits: JSONLimits) -> str:
-    # A code point is at least one UTF-8 byte: reject before encoding anything big.
-    if len(text) > limits.max_bytes:
-        raise LimitExceeded(
-            f"document is {len(text)} characters, over the limit of {limits.max_bytes} bytes",
-            where="char offset 0",
-        )
     try:
         size = len(text.encode("utf-8"))
     except UnicodeEncodeError as exc:
@@ -239,8 +287,9 @@ def _where(text: str, pos: int, from_bytes: bool) -> str:
 
 # ---------------------------------------------------------------------------
 # Fast path: the json module's C scanner, used only when linear pre-scans prove that
-# no limit can be reached and no lone surrogate escape occurs; its hooks reject
-# what json.loads would let through. It never rejects on its own: anything it does
+# no limit but the depth can be reached and no lone surrogate escape occurs; its
+# hooks reject what json.loads would let through, and the depth of what it accepts
+# is checked after it. It never rejects on its own: anything it does
 # not accept is handed to the iterative parser, which decides and locates the error.
 
 _NOT_ACCEPTED: Final = object()
@@ -308,33 +357,56 @@ def _fast_path(text: str, limits: JSONLimits) -> Any:
         and _NO_LONE_SURROGATE_ESCAPE.fullmatch(text) is None
     ):
         return _NOT_ACCEPTED
-    if opened + text.count("{") > limits.max_depth and _max_depth(text) > limits.max_depth:
-        return _NOT_ACCEPTED
     decoder = (
         _DEFAULT_DECODER
         if limits.max_number_chars == DEFAULT_LIMITS.max_number_chars
         else _fast_decoder(limits.max_number_chars)
     )
     try:
-        return decoder.decode(text)
+        value = decoder.decode(text)
     except (_NotStrict, ValueError, RecursionError):
         # ValueError: syntax (JSONDecodeError) or the interpreter's int digit guard;
-        # RecursionError: the caller's own stack was already deep. The iterative
-        # parser decides either way.
+        # RecursionError: nesting beyond the interpreter's recursion limit, or the
+        # caller's own stack was already deep. The iterative parser decides.
         return _NOT_ACCEPTED
+    # The exact depth can cost a Python-level step per bracket, so it is measured
+    # only for a document the scanner accepted (then it is valid JSON and the scan
+    # is exact) and only when the bracket count leaves the limit in doubt. The
+    # scanner itself recursed at most to the interpreter's limit: RecursionError.
+    if opened + text.count("{") > limits.max_depth and _deeper_than(text, limits.max_depth):
+        return _NOT_ACCEPTED
+    return value
 
 
-def _max_depth(text: str) -> int:
-    """Deepest bracket nesting outside string literals, in C-speed linear passes.
+_DEPTH_CHUNK: Final = 4096
 
-    For a valid document this is its depth. For any text it bounds the depth the json
-    scanner reaches: up to the first error the scanner tokenizes strings exactly as
-    ``_STRING_LITERAL`` does, so it sees the same brackets.
+
+def _deeper_than(text: str, limit: int) -> bool:
+    """Whether the bracket nesting outside string literals exceeds ``limit``.
+
+    Called only on a document json's scanner accepted: for valid JSON this is exactly
+    whether its depth exceeds ``limit``. Linear, and C-speed for ordinary documents:
+    string literals go in four passes (in valid JSON a backslash only occurs in a
+    string and starts an escape; removing ``\\\\`` pairs left to right leaves each
+    remaining backslash before the character it escapes, so removing ``\\"`` next
+    leaves only delimiting quotes, and every other piece between quotes is outside a
+    string); then, per chunk, four counts give the depth at the chunk's start and a
+    bound on its peak, and only a chunk whose bound exceeds the limit is stepped
+    through bracket by bracket.
     """
-    brackets = _NOT_BRACKET.sub("", _STRING_LITERAL.sub("", text))
-    if not brackets:
-        return 0
-    return max(accumulate(map(_BRACKET_STEP.__getitem__, brackets.encode("ascii"))))
+    if "\\" in text:
+        text = text.replace("\\\\", "").replace('\\"', "")
+    outside = "".join(text.split('"')[::2])
+    depth = 0
+    for start in range(0, len(outside), _DEPTH_CHUNK):
+        chunk = outside[start : start + _DEPTH_CHUNK]
+        opens = chunk.count("[") + chunk.count("{")
+        if depth + opens > limit:
+            brackets = _NOT_BRACKET.sub("", chunk).encode("ascii")
+            if depth + max(accumulate(map(_BRACKET_STEP.__getitem__, brackets))) > limit:
+                return True
+        depth += opens - chunk.count("]") - chunk.count("}")
+    return False
 
 
 # ---------------------------------------------------------------------------

@@ -19,7 +19,10 @@ Oracle (a failure raises ``RuntimeError``; ``assert`` would vanish under ``-O``)
 * REJECTED while ``json.loads`` accepts: the rejection must be a ``LimitExceeded``
   or have a documented strictness reason that an independent check finds (invalid
   UTF-8, BOM, duplicate key after decoding, NaN/Infinity or overflow to infinity,
-  lone surrogate).
+  lone surrogate);
+* limits, both directions, measured independently by
+  ``strategies.json_values.limits_exceeded``: an accepted document is within every
+  limit, and a ``LimitExceeded`` names a document that really exceeds one.
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ with atheris.instrument_imports():
     from contracts import strict_json
     from contracts.errors import ContractError, LimitExceeded
     from contracts.strict_json import DEFAULT_LIMITS, JSONLimits, loads
+
+from strategies.json_values import limits_exceeded
 
 TIGHT_LIMITS = JSONLimits(
     max_bytes=300,
@@ -167,7 +172,15 @@ def TestOneInput(data: bytes) -> None:
         alone = strict_json._parse(text, limits, isinstance(doc, bytes))
         if not same(alone, value):
             raise RuntimeError(f"fast path and iterative parser disagree on {doc[:200]!r}")
+        excess = limits_exceeded(text, limits)
+        if excess:
+            raise RuntimeError(f"strict_json accepted a document over {excess}: {doc[:200]!r}")
         return
+    if json_accepts and isinstance(rejected, LimitExceeded) and text is not None:
+        if not limits_exceeded(text, limits):
+            raise RuntimeError(
+                f"LimitExceeded ({rejected}) for a document within every limit: {doc[:200]!r}"
+            )
     if json_accepts and not isinstance(rejected, LimitExceeded):
         if strictness_reason(doc) is None:
             raise RuntimeError(

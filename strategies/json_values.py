@@ -21,6 +21,7 @@ helpers or tables, only the public ``JSONLimits`` to state limits.
 from __future__ import annotations
 
 import copy
+import json
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -40,6 +41,7 @@ __all__ = [
     "attacks",
     "documents",
     "json_values",
+    "limits_exceeded",
     "mutated_documents",
 ]
 
@@ -435,6 +437,11 @@ MUTATION_TOKENS = (
     "{", "}", "[", "]", ",", ":", '"', "\\", "\\u", "\\ud800", "\\udc00", "NaN", "Infinity",
     "-", "1e999", "0", "-0", "1e-999", "true", "null", " ", "\n", "\u00a0", "\x0c", "\ufeff",
     '"a":1', '"a":', "9" * 40, "[" * 600, "\x00", "\ud800",
+    # review additions: escaped quotes and backslashes (string-literal pre-scans),
+    # split or mismatched surrogate escapes, huge exponents with few digits, more
+    # non-JSON whitespace.
+    '\\"', "\\\\", "\\ud83d\\ude00", "\\ud83d\\u0041", "\\\\ud800", "1e999999999999",
+    "0e99999", "1.0e-99999", ".5", "+1", "01", "\u2028", "\x0b",
 )
 MUTATION_BYTES = tuple(INVALID_UTF8.values()) + tuple(BOMS.values()) + (b"\x00", b"\xc3\xa9")
 
@@ -475,3 +482,55 @@ def mutated_documents(draw: st.DrawFn) -> Mutated:
         else:  # truncate
             data = data[:start]
     return Mutated(kind, data)
+
+
+# --- an independent limit oracle ---------------------------------------------------
+
+
+def limits_exceeded(text: str, limits: JSONLimits) -> list[str] | None:
+    """The ``JSONLimits`` fields a document exceeds, measured independently of the
+    loader: ``json.loads`` with hooks that see every object's pairs (duplicates
+    included) and every number literal as written, then an iterative walk. None when
+    ``json.loads`` itself cannot read the text (syntax, recursion, int guard)."""
+    number_chars = [0]
+    items = [0]
+
+    def pairs(members: list[tuple[str, Any]]) -> dict[str, Any]:
+        items[0] = max(items[0], len(members))
+        strings.extend(key for key, _ in members)
+        return dict(members)
+
+    def number(literal: str) -> float:
+        number_chars[0] = max(number_chars[0], len(literal))
+        return 0.0
+
+    strings: list[str] = []
+    try:
+        value = json.loads(
+            text, object_pairs_hook=pairs, parse_int=number, parse_float=number,
+            parse_constant=number,
+        )
+    except (ValueError, RecursionError):
+        return None
+    depth = values = 0
+    stack = [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        values += 1
+        if isinstance(item, str):
+            strings.append(item)
+        elif isinstance(item, (list, dict)):
+            depth = max(depth, level + 1)
+            children = list(item.values()) if isinstance(item, dict) else item
+            if isinstance(item, list):
+                items[0] = max(items[0], len(item))
+            stack.extend((child, level + 1) for child in children)
+    measured = {
+        "max_bytes": len(text.encode("utf-8", "surrogatepass")),
+        "max_depth": depth,
+        "max_string_chars": max(map(len, strings), default=0),
+        "max_number_chars": number_chars[0],
+        "max_container_items": items[0],
+        "max_values": values,
+    }
+    return [name for name, amount in measured.items() if amount > getattr(limits, name)]

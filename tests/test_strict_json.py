@@ -8,14 +8,17 @@ the strategies in ``strategies.json_values``.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import math
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _cost import assert_linear_cost
 from hypothesis import event, example, given
 from hypothesis import strategies as st
 
@@ -476,6 +479,402 @@ def test_the_iterative_parser_accepts_what_the_fast_path_accepts() -> None:
         assert same(iterative(doc), loads(doc))
 
 
+# --- review: attacks on the fast path, the argument checks and locations ----------
+
+
+class _FakeStr:
+    """Claims to be a str through ``__class__`` (isinstance believes it)."""
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        return str
+
+
+class _FakeBytes:
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        return bytes
+
+
+class _LyingBytes(bytes):
+    """Overrides every method the loader could call to look at its content."""
+
+    def decode(self, *args: Any, **kwargs: Any) -> Any:
+        return '"\ud800"'
+
+    def __len__(self) -> int:
+        return 0
+
+    def startswith(self, *args: Any) -> bool:
+        return False
+
+
+class _RaisingBytearray(bytearray):
+    def decode(self, *args: Any, **kwargs: Any) -> Any:
+        raise KeyError("decode")
+
+
+class _LyingStr(str):
+    def __str__(self) -> str:
+        return "[2]"
+
+    def encode(self, *args: Any, **kwargs: Any) -> Any:
+        return b""
+
+    def count(self, *args: Any) -> int:
+        return 0
+
+
+def test_input_type_is_decided_by_the_real_type_not_the_class_attribute() -> None:
+    # isinstance() trusts a ``__class__`` property; the loader must not.
+    assert isinstance(_FakeStr(), str) and isinstance(_FakeBytes(), bytes)
+    rejects(_FakeStr(), StrictJSONError)
+    rejects(_FakeBytes(), StrictJSONError)
+
+
+def test_bytes_and_str_subclasses_are_read_by_their_real_content() -> None:
+    # A subclass may override decode/len/startswith/encode/count; the loader reads the
+    # underlying buffer, so what it judges is what the bytes or characters really are.
+    assert loads(_LyingBytes(b"[1]")) == [1]
+    assert "byte order mark" in rejects(_LyingBytes(b"\xef\xbb\xbf[1]"), StrictJSONError)
+    rejects(_LyingBytes(b"1" * 20), LimitExceeded, limits=JSONLimits(max_bytes=10))
+    rejects(_LyingBytes(b'["\xed\xa0\x80"]'), StrictJSONError)
+    assert loads(_RaisingBytearray(b"[1]")) == [1]
+    assert loads(_LyingStr("[1]")) == [1]
+    rejects(_LyingStr("[" * 600 + "]" * 600), LimitExceeded)
+    rejects(_LyingStr('"\ud800"'), StrictJSONError)
+
+
+def test_oversized_str_subclass_is_rejected_before_it_is_copied() -> None:
+    import tracemalloc
+
+    big = _LyingStr("a" * (DEFAULT_LIMITS.max_bytes + 1))
+    tracemalloc.start()
+    try:
+        rejects(big, LimitExceeded)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1_000_000, peak
+
+
+def test_memoryview_and_other_buffers_are_rejected_not_read() -> None:
+    # Decision: bytes, bytearray and str only; a memoryview (possibly released) or
+    # array is a different type with its own length/format semantics.
+    import array
+
+    released = memoryview(b"[1]")
+    released.release()
+    for bad in [memoryview(b"[1]"), released, array.array("b", b"[1]")]:
+        assert "argument data" in rejects(bad, StrictJSONError)
+
+
+def _tampered(**values: Any) -> JSONLimits:
+    limits = JSONLimits()
+    for name, value in values.items():
+        object.__setattr__(limits, name, value)
+    return limits
+
+
+class _FakeLimits:
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        return JSONLimits
+
+
+class _LimitsSubclass(JSONLimits):
+    pass
+
+
+@pytest.mark.parametrize(
+    "limits",
+    [
+        _FakeLimits(),
+        JSONLimits.__new__(JSONLimits),  # never initialized: no fields at all
+        _tampered(max_depth=0),
+        _tampered(max_bytes=-5),
+        _tampered(max_values="x"),
+        _tampered(max_string_chars=True),
+        _tampered(max_number_chars=2.5),
+        _tampered(max_container_items=None),
+        _LimitsSubclass(),
+    ],
+    ids=["fake-class", "uninitialized", "zero-depth", "negative-bytes", "str-values",
+         "bool-strings", "float-numbers", "none-items", "subclass"],
+)
+def test_limits_must_be_an_intact_json_limits(limits: Any) -> None:
+    # Decision: loads re-checks its limits (the constructor's check can be bypassed)
+    # and accepts exactly JSONLimits, not a subclass that could compute its fields.
+    assert "argument limits" in rejects(b"[1]", StrictJSONError, limits=limits)
+    rejects("[1]", StrictJSONError, limits=limits)
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        "[" * 513 + '"' + 'a\\"' * 40_000,  # depth pre-scan
+        '{"a":' * 513 + '"' + 'a\\"' * 40_000,
+        "[" * 600 + '"\\"' * 40_000,
+    ],
+)
+def test_depth_pre_scan_is_linear_on_unterminated_strings_full_of_escaped_quotes(
+    doc: str,
+) -> None:
+    # A string-literal regex that fails on an unterminated literal restarts at every
+    # escaped quote: quadratic (seconds for 100 KB, hours for 16 MB).
+    rejects(doc, LimitExceeded)
+    rejects(doc.encode(), LimitExceeded)
+    assert_linear_cost(lambda: loads(doc), len(doc), "depth pre-scan, str")
+    assert_linear_cost(lambda: loads(doc.encode()), len(doc), "depth pre-scan, bytes")
+
+
+def test_string_length_pre_scan_is_linear_on_unterminated_strings_full_of_escaped_quotes() -> None:
+    limits = JSONLimits(max_string_chars=10)
+    for doc in ['"' + 'a\\"' * 40_000, '["ab",' + '"' + '\\"' * 60_000]:
+        rejects(doc, StrictJSONError, limits=limits)
+        assert_linear_cost(lambda d=doc: loads(d, limits=limits), len(doc),  # type: ignore[misc]
+                           "string-length pre-scan")
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        '["\\ud83d\\ude00' + "\\n" * 500_000 + '"]',  # surrogate pre-scan, fast path
+        '["' + "\\n" * 500_000 + '\\ud800"]',  # iterative parser locating a lone escape
+        "[" * 513 + '"' + "\\n" * 500_000 + '"',  # depth pre-scan
+    ],
+    ids=["pair-then-escapes", "escapes-then-lone", "deep-then-escapes"],
+)
+def test_pre_scans_use_memory_proportional_to_the_input_not_to_its_escapes(doc: str) -> None:
+    # A regex repetition that can backtrack keeps a frame per iteration: ~90 bytes of
+    # memory per escape (1.4 GB for a 16 MB document).
+    import tracemalloc
+
+    for data in (doc, doc.encode()):
+        tracemalloc.start()
+        try:
+            with contextlib.suppress(ContractError):
+                loads(data)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert peak < 12 * len(data), peak / len(data)  # measured after the fix: <= 4
+
+
+def test_exact_depth_scan_runs_only_for_documents_the_scanner_accepted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The exact depth costs a Python-level step per bracket: a 4 MB run of ``{}``
+    # that is invalid at byte 2 must not pay it (it took ~1 s per 16 MB).
+    scans: list[int] = []
+    real = strict_json._deeper_than
+    monkeypatch.setattr(
+        strict_json, "_deeper_than", lambda text, limit: scans.append(1) or real(text, limit)
+    )
+    rejects("{}" * 2_000_000, StrictJSONError)
+    rejects("[" + "{]" * 2_000_000, StrictJSONError)
+    assert scans == []
+    rejects("[" * 600 + "]" * 600, LimitExceeded)
+    assert scans == [1]
+
+
+@pytest.mark.parametrize("levels", [513, 700, 999, 1_000, 1_001, 1_500, 5_000])
+def test_nesting_between_the_limit_and_the_recursion_limit_is_rejected(levels: int) -> None:
+    # json's scanner accepts up to the recursion limit (1000 frames) and raises
+    # RecursionError beyond; the limit must decide either way.
+    for doc in ["[" * levels + "]" * levels, '{"a":' * levels + "0" + "}" * levels]:
+        assert "nesting deeper than 512" in rejects(doc, LimitExceeded)
+        assert "nesting deeper than 512" in rejects(doc.encode(), LimitExceeded)
+
+
+@pytest.mark.parametrize("padding", range(1_790, 2_060, 9))
+def test_depth_limit_is_exact_wherever_the_deepest_point_falls(padding: int) -> None:
+    # The depth scan works in chunks of brackets; the deepest run must be found
+    # whether it sits inside a chunk or straddles a boundary.
+    for inner, accepted in ((511, True), (512, False)):
+        doc = '[' + '[],"[[[",' * padding + "[" * inner + "]" * inner + "]"
+        if accepted:
+            assert_accepted_like_json(doc)
+        else:
+            rejects(doc, LimitExceeded)
+
+
+@given(
+    st.lists(
+        st.integers(0, 600)
+        | st.sampled_from(
+            # brackets inside strings, behind escaped quotes and escaped backslashes
+            ['"[[[["', '"]]]"', '{"[":"{"}', '"a\\"[[[\\\\"', '"\\\\\\"]]"', '"]\\\\"', '"\\u0022["']
+        ),
+        max_size=12,
+    ),
+    st.integers(1, 600),
+)
+def test_depth_limit_is_exact_for_any_nesting_profile(runs: list[int | str], limit: int) -> None:
+    parts = [run if isinstance(run, str) else "[" * run + "0" + "]" * run for run in runs]
+    doc = "[" + ",".join(parts) + "]"
+    depth = 1 + max([0] + [run if isinstance(run, int) else run.count("{") for run in runs])
+    event("document spans several 4096-bracket chunks" if len(doc) > 4_096 else "one chunk")
+    limits = JSONLimits(max_depth=limit)
+    if depth > limit:
+        event("over the limit")
+        rejects(doc, LimitExceeded, limits=limits)
+    else:
+        event("within the limit")
+        assert same(loads(doc, limits=limits), json.loads(doc))
+
+
+_MB = 1_000_000
+_ADVERSARIAL_SHAPES: dict[str, Any] = {  # built lazily: ~1 MB each
+    "many small strings": lambda: "[" + '"a",' * (_MB // 4) + '"a"]',
+    "many escapes": lambda: '["' + "\\n\\u00e9\\/" * (_MB // 12) + '"]',
+    "many surrogate pairs then a lone one": lambda: '["' + "\\ud83d\\ude00" * (_MB // 12) + '\\ud800"]',
+    "deep but allowed, repeated": lambda: "[" + ",".join(["[" * 500 + "]" * 500] * (_MB // 1_001)) + "]",
+    "511 brackets then junk": lambda: "[" * 511 + "x" * _MB,
+    "513 brackets then escaped quotes": lambda: "[" * 513 + '"' + 'a\\"' * (_MB // 3),
+    "keys with many escapes": lambda: "{" + ",".join(f'"\\u0061\\n{i}":0' for i in range(_MB // 20)) + "}",
+    "many duplicate-candidate keys": lambda: "{" + ",".join(f'"k{i}":0' for i in range(90_000)) + ',"k0":1}',
+    "brackets invalid at byte 2": lambda: "{}" * (_MB // 2),
+    "huge exponents": lambda: "[" + "1.0e-99999," * (_MB // 11) + "1e999999999999]",
+    "unterminated string of escaped quotes": lambda: '"' + '\\"' * (_MB // 2),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(_ADVERSARIAL_SHAPES))
+def test_adversarial_shapes_cost_linear_time(shape: str) -> None:
+    # Within a constant factor of json.loads on a benign document of the same size;
+    # anything quadratic is thousands of times over at a megabyte.
+    doc = _ADVERSARIAL_SHAPES[shape]()
+    for data in (doc, doc.encode()):
+        assert_linear_cost(lambda d=data: loads(d), len(doc), shape)  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(
+    ("literal", "value"),
+    [
+        ("-0", 0),
+        ("-0.0", -0.0),
+        ("0e99999", 0.0),
+        ("-0e99999", -0.0),
+        ("0e999999999999999999999", 0.0),
+        ("1.0e-99999", 0.0),
+        ("-1.0e-99999", -0.0),
+        ("1e-999999999999", 0.0),
+        ("1E400", None),
+        ("-1e400", None),
+        ("1e999999999999", None),
+        ("-1E+999999999999", None),
+        ("9.9e308", None),
+    ],
+)
+def test_huge_exponents_with_few_digits_are_decided_by_value_on_both_paths(
+    literal: str, value: float | None
+) -> None:
+    # Underflow is a finite value (see Decisions); overflow is not JSON.
+    for doc in [literal, f"[{literal}]", f'{{"v":{literal}}}']:
+        # Deciding by value must not build 10**999999999999: compared with the same
+        # literal of 1,000 repeated digits, which json.loads parses at once.
+        assert_linear_cost(lambda d=doc: loads(d), 1_000, doc)  # type: ignore[misc]
+        if value is None:
+            assert "infinity" in rejects(doc, StrictJSONError)
+            with pytest.raises(StrictJSONError):
+                iterative(doc)
+        else:
+            result = assert_accepted_like_json(doc)
+            assert same(result, json.loads(doc))
+            assert same(iterative(doc), result)
+
+
+@pytest.mark.parametrize("doc", ["01", "-01", "-", "1.", ".5", "+1", "-.5", "1.e1", "1e+", "0x1",
+                                 "1ee1", "--0", "-a", "00", "1.5.5", "[-]", "[1.]", '{"a":01}'])
+def test_number_grammar_is_rejected_on_both_paths(doc: str) -> None:
+    rejects(doc, StrictJSONError)
+    with pytest.raises(StrictJSONError):
+        iterative(doc)
+
+
+# Every place between tokens where JSON allows whitespace: one template, 18 slots.
+_WS_TEMPLATE = '{0}{{{1}"a"{2}:{3}[{4}1{5},{6}"b"{7},{8}-0.5{9}]{10},{11}"c"{12}:{13}{{{14}}}{15},{16}"d":[{17}]}}{18}'
+_SLOTS = _WS_TEMPLATE.count("{") - _WS_TEMPLATE.count("{{") * 2
+
+
+@pytest.mark.parametrize("space", jv.NON_JSON_WHITESPACE)
+def test_non_json_whitespace_is_rejected_in_every_position(space: str) -> None:
+    for slot in range(_SLOTS):
+        spaces = ["\r\n\t "] * _SLOTS
+        assert_accepted_like_json(_WS_TEMPLATE.format(*spaces))
+        spaces[slot] = space
+        doc = _WS_TEMPLATE.format(*spaces)
+        for data in (doc, doc.encode()):
+            message = rejects(data, StrictJSONError)
+            assert f"offset {doc.index(space) if isinstance(data, str) else doc.encode().index(space.encode())}" in message
+            with pytest.raises(StrictJSONError):
+                iterative(doc)
+
+
+_WHERE = re.compile(r"line (\d+) column (\d+) \((byte|char) offset (\d+)\)|(byte|char) offset (\d+)")
+
+
+def assert_location_is_right(data: bytes | str, exc: ContractError) -> None:
+    """``where`` names line, column and offset (or just the offset of an encoding or
+    size error), and line/column agree with the offset."""
+    assert exc.where is not None
+    match = _WHERE.fullmatch(exc.where)
+    assert match is not None, exc.where
+    if match.group(1) is None:
+        assert match.group(5) == ("byte" if isinstance(data, bytes) else "char")
+        assert 0 <= int(match.group(6)) <= len(data)
+        return
+    line, column, unit, offset = int(match[1]), int(match[2]), match[3], int(match[4])
+    assert unit == ("byte" if isinstance(data, bytes) else "char")
+    assert 0 <= offset <= len(data)
+    prefix = data[:offset].decode("utf-8") if isinstance(data, bytes) else data[:offset]
+    assert line == prefix.count("\n") + 1
+    assert column == len(prefix) - (prefix.rfind("\n") + 1) + 1
+
+
+@given(jv.mutated_documents(), st.sampled_from([None, jv.SMALL_LIMITS]))
+def test_every_rejection_names_a_consistent_line_column_and_offset(
+    mutated: jv.Mutated, limits: JSONLimits | None
+) -> None:
+    try:
+        loads(mutated.data, limits=limits)
+    except ContractError as exc:
+        event(f"rejected {type(exc).__name__} ({'line/column' if 'line' in (exc.where or '') else 'offset only'})")
+        assert_location_is_right(mutated.data, exc)
+    else:
+        event("accepted")
+
+
+@pytest.mark.parametrize("kind", jv.ATTACK_KINDS)
+@given(data=st.data())
+def test_fast_path_and_iterative_parser_reject_each_attack_alike(
+    kind: str, data: st.DataObject
+) -> None:
+    attack = data.draw(jv.attacks(kind))
+    with pytest.raises(ContractError) as info:
+        loads(attack.data, limits=attack.limits)
+    assert_location_is_right(attack.data, info.value)
+    limits = attack.limits or DEFAULT_LIMITS
+    text = attack.data
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError:
+            event(f"attack {kind}: not UTF-8, decided before either path")
+            return
+    if (
+        kind in ("bom", "lone_surrogate_code_point", "empty")  # decided before parsing
+        or len(text.encode("utf-8", "surrogatepass")) > limits.max_bytes
+    ):
+        event(f"attack {kind}: decided before either path")
+        return
+    event(f"attack {kind}: iterative parser run alone")
+    with pytest.raises(ContractError) as alone:
+        strict_json._parse(text, limits, False)
+    assert type(alone.value) is type(info.value), (alone.value, info.value)
+
+
 # --- property tests ----------------------------------------------------------------
 
 
@@ -550,6 +949,38 @@ def test_fast_path_and_iterative_parser_agree_under_any_limits(
         return
     event("iterative accepts")
     assert same(loads(doc.text, limits=lim), expected)
+
+
+_ANY_LIMITS = st.builds(
+    JSONLimits,
+    max_bytes=st.integers(1, 400) | st.just(DEFAULT_LIMITS.max_bytes),
+    max_depth=st.integers(1, 8),
+    max_string_chars=st.integers(1, 15),
+    max_number_chars=st.integers(1, 25),
+    max_container_items=st.integers(1, 8),
+    max_values=st.integers(1, 40),
+)
+
+
+@given(jv.documents(deep=False), _ANY_LIMITS, st.booleans())
+def test_limits_are_exact_in_both_directions(
+    doc: jv.Document, limits: JSONLimits, as_bytes: bool
+) -> None:
+    # Measured independently (json.loads with hooks, then a walk): a strict document
+    # is accepted iff it is within every limit, and is otherwise a LimitExceeded.
+    excess = jv.limits_exceeded(doc.text, limits)
+    assert excess is not None
+    data = doc.text.encode() if as_bytes else doc.text
+    try:
+        value = loads(data, limits=limits)
+    except LimitExceeded:
+        for name in excess:
+            event(f"rejected, over {name}")
+        assert excess, "LimitExceeded for a document within every limit"
+        return
+    event("accepted within every limit")
+    assert not excess, f"accepted a document over {excess}"
+    assert same(value, doc.value)
 
 
 # --- the fuzz target ---------------------------------------------------------------
