@@ -1,0 +1,101 @@
+"""Corpus minimization: libFuzzer ``-merge=1`` into a fresh directory, swapped in only
+when the merged corpus is non-empty and keeps every coverage feature."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from fuzz._libfuzzer import count_features, merge
+from fuzz._targets import Target, corpus_stats
+
+__all__ = ["MinimizeResult", "minimize_corpus"]
+
+
+@dataclass
+class MinimizeResult:
+    """Before/after figures of one minimization and what was done (``status``):
+    ``swapped`` (the merged corpus replaced the old one), ``kept`` (the old one stays;
+    ``detail`` says why) or ``skipped`` (nothing to minimize)."""
+
+    status: str
+    detail: str
+    files_before: int = 0
+    files_after: int = 0
+    bytes_before: int = 0
+    bytes_after: int = 0
+    features_before: int | None = None
+    features_after: int | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def line(self, name: str) -> str:
+        return (
+            f"{name}: {self.status}: files {self.files_before} -> {self.files_after}, "
+            f"bytes {self.bytes_before:,} -> {self.bytes_after:,}, "
+            f"features {self.features_before} -> {self.features_after}"
+            + (f" ({self.detail})" if self.detail else "")
+        )
+
+
+def _sha1(path: Path) -> str:
+    return hashlib.sha1(path.read_bytes(), usedforsecurity=False).hexdigest()
+
+
+def minimize_corpus(target: Target, corpus: Path, extra: Sequence[Path] = ()) -> MinimizeResult:
+    """Minimize ``corpus`` (merging in ``extra`` corpora, e.g. the seeds or the working
+    corpus) in place. Files whose content was already in one of the inputs keep their
+    original (descriptive) names; the rest are named by content hash.
+    """
+    sources = [d for d in [corpus, *extra] if d.is_dir()]
+    files_before, bytes_before = corpus_stats(*sources)
+    result = MinimizeResult("skipped", "", files_before, files_before, bytes_before, bytes_before)
+    if files_before == 0:
+        result.detail = "empty corpus"
+        return result
+    result.features_before = count_features(target, sources)
+    fresh = corpus.with_name(corpus.name + ".merging")
+    shutil.rmtree(fresh, ignore_errors=True)
+    try:
+        merged = merge(target, fresh, sources)
+        files_after, bytes_after = corpus_stats(fresh)
+        result.files_after, result.bytes_after = files_after, bytes_after
+        result.features_after = count_features(target, [fresh]) if files_after else 0
+        result.status = "kept"
+        if merged is None or files_after == 0:
+            result.detail = "merge produced an empty corpus"
+            result.files_after, result.bytes_after = files_before, bytes_before
+            return result
+        if result.features_before is None or result.features_after is None:
+            result.detail = "could not measure coverage features (does an input crash?)"
+            return result
+        if result.features_after < result.features_before:
+            result.detail = (
+                f"merged corpus would lose features ({result.features_before} -> "
+                f"{result.features_after})"
+            )
+            return result
+        names: dict[str, str] = {}
+        for src in sources:
+            for path in sorted(src.iterdir()):
+                if path.is_file() and not path.name.startswith("."):
+                    names.setdefault(_sha1(path), path.name)
+        for path in list(fresh.iterdir()):
+            original = names.get(_sha1(path))
+            if original and original != path.name and not (fresh / original).exists():
+                path.rename(fresh / original)
+        old = corpus.with_name(corpus.name + ".old")
+        shutil.rmtree(old, ignore_errors=True)
+        if corpus.exists():
+            corpus.rename(old)
+        fresh.rename(corpus)
+        shutil.rmtree(old, ignore_errors=True)
+        result.status = "swapped"
+        return result
+    finally:
+        shutil.rmtree(fresh, ignore_errors=True)

@@ -1,0 +1,262 @@
+"""The nightly report: ``summary.json``, ``summary.md``, ``junit.xml`` and SVG plots.
+
+``summary.json`` is the source of truth (schema: ``fuzz/summary.schema.json``); the
+Markdown, the JUnit XML and the plots render from it and from the campaigns' samples.
+The plots are written by hand (no plotting dependency): features and corpus size over
+the campaign's wall-clock time, from libFuzzer's status lines.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+from xml.sax.saxutils import escape
+
+from fuzz._libfuzzer import Sample
+
+__all__ = ["SCHEMA_PATH", "render_svg", "write_junit", "write_markdown", "write_summary"]
+
+SCHEMA_PATH = Path(__file__).with_name("summary.schema.json")
+_MAX_POINTS = 600
+
+
+def write_summary(report_dir: Path, summary: dict[str, Any]) -> Path:
+    path = report_dir / "summary.json"
+    path.write_text(json.dumps(summary, indent=2, sort_keys=False) + "\n", encoding="utf-8")
+    return path
+
+
+def _n(value: float) -> str:
+    return f"{value:,.0f}" if value >= 100 else f"{value:,.1f}".rstrip("0").rstrip(".")
+
+
+def _kb(size: int) -> str:
+    return f"{size / 1024:,.1f} KB" if size >= 1024 else f"{size} B"
+
+
+def write_markdown(report_dir: Path, summary: dict[str, Any]) -> Path:
+    """A person's view of ``summary.json``."""
+    lines = [
+        "# pcfuzz nightly report",
+        "",
+        f"- started {summary['started']}, took {summary['duration_s']:.0f} s "
+        f"(budget {summary['budget_s']:.0f} s, jobs {summary['jobs']})",
+        "- tools: " + ", ".join(f"{k} {v}" for k, v in summary["tools"].items()),
+        f"- **new crashes: {summary['new_crashes']}**; exit status {summary['exit_status']}",
+        "",
+        "## Fuzz targets",
+        "",
+        "| target | status | time s | executions | exec/s | cov | ft | corpus before | "
+        "corpus after | new crashes |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for t in summary["targets"]:
+        new = sum(1 for c in t["crashes"] if c["new"])
+        lines.append(
+            f"| {t['name']} | {t['status']} | {t['duration_s']:.0f} | {t['executions']:,} | "
+            f"{_n(t['exec_per_s'])} | {t['coverage']['cov']} | {t['coverage']['ft']} | "
+            f"{t['corpus_before']['files']} ({_kb(t['corpus_before']['bytes'])}) | "
+            f"{t['corpus_after']['files']} ({_kb(t['corpus_after']['bytes'])}) | {new} |"
+        )
+    crashes = [(t, c) for t in summary["targets"] for c in t["crashes"]]
+    if crashes:
+        lines += [
+            "",
+            "## Crashes",
+            "",
+            "| target | fingerprint | new | exception | top frames | artifacts | input |",
+            "|---|---|---|---|---|---:|---|",
+        ]
+        for t, c in crashes:
+            frames = "<br>".join(f"`{f}`" for f in c["frames"]) or "-"
+            msg = escape(c["message"][:80]).replace("|", "\\|")
+            lines.append(
+                f"| {t['name']} | `{c['fingerprint']}` | {'yes' if c['new'] else 'known'} | "
+                f"{c['exception']}: {msg} | {frames} | {c['artifacts']} | `{c['input']}` |"
+            )
+        lines += [
+            "",
+            "Reproduce: `python fuzz/fuzz_<name>.py <input>`; keep it: "
+            "`pcfuzz promote <input> --target <name>`.",
+        ]
+    lines += [
+        "",
+        "## Corpus minimization",
+        "",
+        "| target | result | files | bytes | features |",
+        "|---|---|---|---|---|",
+    ]
+    for t in summary["targets"]:
+        m = t["minimize"]
+        lines.append(
+            f"| {t['name']} | {m['status']} | {m['files_before']} -> {m['files_after']} | "
+            f"{m['bytes_before']:,} -> {m['bytes_after']:,} | "
+            f"{m['features_before']} -> {m['features_after']} |"
+        )
+    p = summary["properties"]
+    lines += [
+        "",
+        "## Property suite",
+        "",
+        f"- mode `{p['mode']}`, hypothesis profile `{p['profile']}`, "
+        f"budget {p['budget_s']:.0f} s, took {p['duration_s']:.0f} s, pytest exit {p['exit_code']}",
+        f"- tests {p['tests']}: passed {p['passed']}, failed {p['failed']}, "
+        f"errors {p['errors']}, skipped {p['skipped']}",
+    ]
+    for f in p["failures"]:
+        first, _, rest = f["message"].partition("\n")
+        lines.append(f"  - FAILED `{f['name']}`: {first[:200]}")
+        if rest:
+            lines += ["", "    ```", *("    " + r for r in rest.splitlines()), "    ```", ""]
+    lines += ["", "Plots: " + ", ".join(f"[{t['name']}]({t['plot']})" for t in summary["targets"])]
+    path = report_dir / "summary.md"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def write_junit(
+    report_dir: Path, summary: dict[str, Any], property_cases: Sequence[ET.Element]
+) -> Path:
+    """One test case per fuzz target (fails on a new crash, errors on a runner error)
+    and one per property test (copied from pytest's own JUnit output)."""
+    root = ET.Element("testsuites", name="pcfuzz nightly")
+    fuzz_suite = ET.SubElement(root, "testsuite", name="fuzz-targets")
+    failures = errors = 0
+    for t in summary["targets"]:
+        case = ET.SubElement(
+            fuzz_suite,
+            "testcase",
+            classname="fuzz",
+            name=t["name"],
+            time=f"{t['duration_s']:.2f}",
+        )
+        new = [c for c in t["crashes"] if c["new"]]
+        if new:
+            failures += 1
+            fail = ET.SubElement(
+                case, "failure", message=f"{len(new)} new crash(es): "
+                + ", ".join(c["fingerprint"] for c in new)
+            )
+            fail.text = "\n".join(
+                f"{c['fingerprint']} {c['exception']}: {c['message']}\n  "
+                + "\n  ".join(c["frames"])
+                + f"\n  input: {c['input']}"
+                for c in new
+            )
+        elif t["error"]:
+            errors += 1
+            ET.SubElement(case, "error", message=t["error"])
+        out = ET.SubElement(case, "system-out")
+        out.text = (
+            f"executions={t['executions']} exec_per_s={t['exec_per_s']} "
+            f"ft={t['coverage']['ft']} corpus={t['corpus_after']['files']}"
+        )
+    fuzz_suite.set("tests", str(len(summary["targets"])))
+    fuzz_suite.set("failures", str(failures))
+    fuzz_suite.set("errors", str(errors))
+    prop_suite = ET.SubElement(root, "testsuite", name="properties")
+    counts = {"failure": 0, "error": 0, "skipped": 0}
+    for case in property_cases:
+        prop_suite.append(case)
+        for kind in counts:
+            if case.find(kind) is not None:
+                counts[kind] += 1
+    prop_suite.set("tests", str(len(property_cases)))
+    prop_suite.set("failures", str(counts["failure"]))
+    prop_suite.set("errors", str(counts["error"]))
+    prop_suite.set("skipped", str(counts["skipped"]))
+    ET.indent(root)
+    path = report_dir / "junit.xml"
+    ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
+    return path
+
+
+def _ticks(top: float, count: int = 4) -> list[float]:
+    if top <= 0:
+        return [0.0]
+    raw = top / count
+    magnitude = 10 ** (len(str(int(raw))) - 1) if raw >= 1 else 1
+    step = max(1.0, float(-(-raw // magnitude) * magnitude))
+    out, value = [0.0], 0.0
+    while value < top:
+        value += step
+        out.append(value)
+    return out
+
+
+def render_svg(title: str, samples: Sequence[Sample], budget_s: float) -> str:
+    """Coverage features (left axis) and corpus files (right axis) over time, as SVG."""
+    width, height = 640, 320
+    left, right, top, bottom = 60, 60, 40, 40
+    pw, ph = width - left - right, height - top - bottom
+    pts = list(samples)
+    if len(pts) > _MAX_POINTS:  # a long campaign prints thousands of NEW lines
+        step = len(pts) / _MAX_POINTS
+        pts = [pts[int(i * step)] for i in range(_MAX_POINTS)] + [pts[-1]]
+    t_max = max([budget_s, *(s.t for s in pts)] or [1.0]) or 1.0
+    ft_max = max([1, *(s.ft for s in pts)])
+    corp_max = max([1, *(s.corpus_files for s in pts)])
+    ft_ticks, corp_ticks, t_ticks = _ticks(ft_max), _ticks(corp_max), _ticks(t_max)
+    ft_top, corp_top, t_top = ft_ticks[-1], corp_ticks[-1], t_ticks[-1]
+
+    def x(t: float) -> float:
+        return left + pw * t / t_top
+
+    def y(v: float, vmax: float) -> float:
+        return top + ph - ph * v / vmax
+
+    def path(values: list[tuple[float, float]], vmax: float) -> str:
+        if not values:
+            return ""
+        d = [f"M{x(values[0][0]):.1f},{y(values[0][1], vmax):.1f}"]
+        for (_, prev), (t, v) in zip(values, values[1:], strict=False):
+            # step plot: a figure holds until libFuzzer reports the next one
+            d.append(f"L{x(t):.1f},{y(prev, vmax):.1f}L{x(t):.1f},{y(v, vmax):.1f}")
+        return "".join(d)
+
+    ft_series = [(s.t, float(s.ft)) for s in pts]
+    corp_series = [(s.t, float(s.corpus_files)) for s in pts]
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
+        f'<rect width="{width}" height="{height}" fill="white"/>',
+        f'<text x="{width / 2}" y="20" text-anchor="middle" font-size="14">'
+        f"{escape(title)}</text>",
+        f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="none" stroke="#999"/>',
+    ]
+    for v in ft_ticks:
+        yy = y(v, ft_top)
+        out.append(f'<line x1="{left}" y1="{yy:.1f}" x2="{left + pw}" y2="{yy:.1f}" stroke="#eee"/>')
+        out.append(f'<text x="{left - 6}" y="{yy + 4:.1f}" text-anchor="end" fill="#1f77b4">{v:.0f}</text>')
+    for v in corp_ticks:
+        yy = y(v, corp_top)
+        out.append(f'<text x="{left + pw + 6}" y="{yy + 4:.1f}" fill="#d62728">{v:.0f}</text>')
+    for v in t_ticks:
+        xx = x(v)
+        out.append(f'<line x1="{xx:.1f}" y1="{top + ph}" x2="{xx:.1f}" y2="{top + ph + 4}" stroke="#999"/>')
+        out.append(f'<text x="{xx:.1f}" y="{top + ph + 16}" text-anchor="middle">{v:.0f}</text>')
+    out += [
+        f'<text x="{left + pw / 2}" y="{height - 6}" text-anchor="middle">seconds</text>',
+        f'<text x="14" y="{top + ph / 2}" transform="rotate(-90 14 {top + ph / 2})" '
+        f'text-anchor="middle" fill="#1f77b4">coverage features (ft)</text>',
+        f'<text x="{width - 10}" y="{top + ph / 2}" transform="rotate(90 {width - 10} '
+        f'{top + ph / 2})" text-anchor="middle" fill="#d62728">corpus files</text>',
+    ]
+    if pts:
+        out.append(
+            f'<path d="{path(ft_series, ft_top)}" fill="none" stroke="#1f77b4" stroke-width="2"/>'
+        )
+        out.append(
+            f'<path d="{path(corp_series, corp_top)}" fill="none" stroke="#d62728" '
+            f'stroke-width="2" stroke-dasharray="5,3"/>'
+        )
+    else:
+        out.append(
+            f'<text x="{left + pw / 2}" y="{top + ph / 2}" text-anchor="middle" fill="#999">'
+            "no status lines</text>"
+        )
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
