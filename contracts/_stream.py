@@ -8,11 +8,15 @@ state. Stream limits are explicit and documented.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from .errors import ContractError, LimitExceeded, ProtocolViolation
 
 __all__ = ["StreamLimits", "DEFAULT_STREAM_LIMITS", "Poison", "FragmentBuffer"]
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +63,26 @@ class Poison:
 
     def mark_closed(self) -> None:
         self._closed = True
+
+    @property
+    def poisoned(self) -> bool:
+        """True once any ContractError has been raised through this stream."""
+        return self._error is not None
+
+    def run(self, step: Callable[[], _T]) -> _T:
+        """Run one ``feed`` step: refuse if poisoned/closed, poison on a ContractError."""
+        self.check()
+        try:
+            return step()
+        except ContractError as exc:
+            self.poison(exc)
+            raise
+
+    def finish(self, step: Callable[[], _T]) -> _T:
+        """Run the ``close`` step like :meth:`run`, then mark the stream closed."""
+        result = self.run(step)
+        self.mark_closed()
+        return result
 
 
 class FragmentBuffer:

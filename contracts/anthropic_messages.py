@@ -613,26 +613,14 @@ class AnthropicMessagesStream:
 
     def feed(self, event: Any) -> None:
         """Consume one envelope. Raises a :class:`ContractError` (and poisons)."""
-        self._poison.check()
-        try:
-            self._feed(event)
-        except ContractError as exc:
-            self._poison.poison(exc)
-            raise
+        self._poison.run(lambda: self._feed(event))
 
     def close(self) -> AnthropicMessagesTurn:
         """End the stream and return the turn.
 
         Raises :class:`StreamTruncated` unless ``message_stop`` was seen.
         """
-        self._poison.check()
-        try:
-            turn = self._close()
-        except ContractError as exc:
-            self._poison.poison(exc)
-            raise
-        self._poison.mark_closed()
-        return turn
+        return self._poison.finish(self._close)
 
     # -- envelope ----------------------------------------------------------
 

@@ -484,23 +484,11 @@ class GeminiInteractionsStream:
     # public API
     def feed(self, event: object) -> None:
         """Consume one event. Raises a ``ContractError`` and poisons on rejection."""
-        self._poison.check()
-        try:
-            self._feed(event)
-        except ContractError as exc:
-            self._poison.poison(exc)
-            raise
+        self._poison.run(lambda: self._feed(event))
 
     def close(self) -> GeminiInteractionsTurn:
         """End of stream: return the turn, or raise (``StreamTruncated`` before the terminal)."""
-        self._poison.check()
-        try:
-            turn = self._close()
-        except ContractError as exc:
-            self._poison.poison(exc)
-            raise
-        self._poison.mark_closed()
-        return turn
+        return self._poison.finish(self._close)
 
     # internals
     def _feed(self, event: object) -> None:

@@ -636,12 +636,7 @@ class ChatCompletionStream:
         :class:`UnsupportedProviderState` or :class:`LimitExceeded`; the stream is
         poisoned afterwards.
         """
-        self._poison.check()
-        try:
-            return self._feed(frame)
-        except ContractError as exc:
-            self._poison.poison(exc)
-            raise
+        return self._poison.run(lambda: self._feed(frame))
 
     def close(self) -> ChatCompletionTurn:
         """Finish the attempt and return the turn.
@@ -650,14 +645,7 @@ class ChatCompletionStream:
         :class:`ProtocolViolation` for a missing role or an incomplete tool call,
         :class:`EmptyCompletion` when there is no product.
         """
-        self._poison.check()
-        try:
-            turn = self._close()
-        except ContractError as exc:
-            self._poison.poison(exc)
-            raise
-        self._poison.mark_closed()
-        return turn
+        return self._poison.finish(self._close)
 
     def snapshot(self) -> dict[str, Any]:
         """The message aggregated so far, as an independent dict (never executable).

@@ -40,7 +40,6 @@ from . import strict_json
 from ._stream import DEFAULT_STREAM_LIMITS, FragmentBuffer, Poison, StreamLimits
 from .digest import canonical_digest, check_digest
 from .errors import (
-    ContractError,
     LimitExceeded,
     ProtocolViolation,
     ProviderError,
@@ -617,7 +616,6 @@ class OpenAIResponsesStream:
         self._turn: OpenAIResponsesTurn | None = None
         # Set on the first ContractError: a poisoned stream exposes no calls, even
         # when the error came after a good terminal (close() refuses the turn too).
-        self._failed = False
         self._handlers = {
             "created": self._on_created,
             "status": self._on_status,
@@ -652,13 +650,13 @@ class OpenAIResponsesStream:
     @property
     def terminated(self) -> bool:
         """True once a valid ``response.completed`` was accepted (False once poisoned)."""
-        return self._turn is not None and not self._failed
+        return self._turn is not None and not self._poison.poisoned
 
     @property
     def calls(self) -> tuple[OpenAIResponsesCall, ...]:
         """Executable calls: empty until a valid ``response.completed`` was accepted,
         and empty again once the stream is poisoned (e.g. by an event after it)."""
-        if self._turn is None or self._failed:
+        if self._turn is None or self._poison.poisoned:
             return ()
         return self._turn.calls
 
@@ -679,27 +677,18 @@ class OpenAIResponsesStream:
         self._poison.check()
         index = self._count
         self._count += 1
-        try:
-            self._feed(event, index)
-        except ContractError as exc:
-            self._failed = True
-            self._poison.poison(exc)
-            raise
+        self._poison.run(lambda: self._feed(event, index))
 
     def close(self) -> OpenAIResponsesTurn:
         """End of stream: return the turn, or raise ``StreamTruncated`` before a terminal."""
-        self._poison.check()
-        try:
-            if self._turn is None:
-                raise StreamTruncated(
-                    "stream ended before response.completed; no call is released",
-                    where=f"after event {self._count - 1}" if self._count else "empty stream",
-                )
-        except ContractError as exc:
-            self._failed = True
-            self._poison.poison(exc)
-            raise
-        self._poison.mark_closed()
+        return self._poison.finish(self._close)
+
+    def _close(self) -> OpenAIResponsesTurn:
+        if self._turn is None:
+            raise StreamTruncated(
+                "stream ended before response.completed; no call is released",
+                where=f"after event {self._count - 1}" if self._count else "empty stream",
+            )
         return self._turn
 
     # -- dispatch ----------------------------------------------------------
