@@ -26,6 +26,9 @@ from typing import Any
 
 import atheris
 
+from fuzz._fdp import json_value as _json_value
+from fuzz._fdp import split_text as _split
+
 with atheris.instrument_imports():
     from contracts.errors import ContinuationError, ContractError
     from contracts.gemini_interactions import (
@@ -63,35 +66,8 @@ def _check(condition: bool, message: str) -> None:
         raise AssertionError(message)
 
 
-def _json_value(fdp: atheris.FuzzedDataProvider, depth: int = 0) -> Any:
-    kind = fdp.ConsumeIntInRange(0, 7 if depth < 3 else 5)
-    if kind == 0:
-        return None
-    if kind == 1:
-        return fdp.ConsumeBool()
-    if kind == 2:
-        return fdp.ConsumeIntInRange(-(2**40), 2**40)
-    if kind == 3:
-        return fdp.ConsumeRegularFloat()
-    if kind in (4, 5):
-        return fdp.ConsumeUnicodeNoSurrogates(fdp.ConsumeIntInRange(0, 8))
-    if kind == 6:
-        return [_json_value(fdp, depth + 1) for _ in range(fdp.ConsumeIntInRange(0, 3))]
-    return {
-        fdp.ConsumeUnicodeNoSurrogates(4): _json_value(fdp, depth + 1)
-        for _ in range(fdp.ConsumeIntInRange(0, 3))
-    }
 
 
-def _split(fdp: atheris.FuzzedDataProvider, text: str) -> list[str]:
-    parts: list[str] = []
-    rest = text
-    for _ in range(fdp.ConsumeIntInRange(0, 5)):
-        cut = fdp.ConsumeIntInRange(0, len(rest))
-        parts.append(rest[:cut])
-        rest = rest[cut:]
-    parts.append(rest)
-    return parts
 
 
 def _ev(kind: str, **fields: Any) -> dict[str, Any]:
