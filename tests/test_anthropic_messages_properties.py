@@ -426,6 +426,7 @@ class AnthropicStreamMachine(RuleBasedStateMachine):
 
     @initialize(eager=st.booleans(), start_tokens=st.integers(0, 5))
     def open_message(self, eager: bool, start_tokens: int) -> None:
+        self.serial = 0  # block serial numbers, unique across the messages of one run
         self._open_message(eager, start_tokens)
 
     @precondition(lambda self: self.phase in ("closed", "failed"))
@@ -492,7 +493,9 @@ class AnthropicStreamMachine(RuleBasedStateMachine):
         else:
             block.update(id=f"id-{index}", name=name, input={})
         self._feed(_ev("content_block_start", index=index, content_block=block))
-        self.open = {"kind": kind, "index": index, "text": [], "id": block.get("id"), "name": name}
+        self.serial += 1
+        self.open = {"kind": kind, "index": index, "text": [], "id": block.get("id"), "name": name,
+                     "serial": self.serial}
         self.blocks.append(self.open)
         self.phase = "block"
 
@@ -506,13 +509,19 @@ class AnthropicStreamMachine(RuleBasedStateMachine):
         else:
             text = "".join(map(str, arguments)) or "t"
         cut = min(cut, len(text))
-        return (self.open["index"], text[:cut], text[cut:])
+        # The block's own identity, not just its index: indexes restart at 0 in
+        # every message, and fragments made for one block must never be delivered
+        # to another block that happens to reuse the index.
+        return (self.open["serial"], self.open["index"], text[:cut], text[cut:])
 
     @precondition(lambda self: self.phase == "block")
     @rule(fragments=consumes(pending))
     def deliver_fragments(self, fragments: Any) -> None:
         assert self.open is not None
-        index, head, tail = fragments
+        block, index, head, tail = fragments
+        if block != self.open["serial"] and index == self.open["index"]:
+            event("machine: fragments made for an earlier message's block dropped")
+            return
         if index != self.open["index"]:
             event("machine: fragment for a closed block rejected")
             kind = "text_delta"
@@ -694,3 +703,21 @@ class AnthropicStreamMachine(RuleBasedStateMachine):
 
 
 TestAnthropicStreamMachine = AnthropicStreamMachine.TestCase
+
+
+@given(st.none())
+def test_machine_never_delivers_an_earlier_messages_fragments_to_a_reused_index(_: None) -> None:
+    # Found by the nightly job: fragments made while message 1's text block 0 was
+    # open were delivered to message 2's tool_use block 0 (indexes restart per
+    # message), so the machine, not the parser, fed the tool a text fragment "t".
+    state = AnthropicStreamMachine()
+    state.open_message(eager=False, start_tokens=0)
+    state.start_block(kind="text", name="lookup")
+    fragments = state.make_fragments(arguments={}, cut=0)
+    state.overlapping_block_is_rejected(chance=0)
+    state.next_message(eager=False, start_tokens=0)
+    state.start_block(kind="tool_use", name="lookup")
+    state.deliver_fragments(fragments=fragments)
+    state.stop_block()
+    state.message_delta(more=0, reason="tool_use")
+    state.teardown()
