@@ -72,7 +72,10 @@ MAX_RAW_DEPTH: Final = 64
 
 #: Integers in retained raw data must stay within this magnitude (JSON interop
 #: range; also keeps canonical serialization linear).
-_MAX_INT: Final = 2**64
+# Integers up to 1,000 decimal digits, the strict JSON loader's default number
+# limit: a tool argument that strict_json accepts must not fail here, and the digest
+# (json.dumps) stays clear of Python's 4,300-digit int-to-str guard.
+_MAX_INT: Final = 10**1000
 
 # Block roles: what a block type means for execution and replay.
 ROLE_TEXT: Final = "text"
@@ -309,7 +312,7 @@ def json_copy(
 ) -> Any:
     """Return a deep copy of a JSON-compatible value, iteratively, with bounds.
 
-    Accepts dict (str keys), list, str, bool, int (|x| < 2**64), finite float and
+    Accepts dict (str keys), list, str, bool, int (|x| < 10**1000), finite float and
     None. Raises ``error`` for any other type, :class:`LimitExceeded` past
     ``max_depth`` nesting or the integer bound. Never recurses.
     """

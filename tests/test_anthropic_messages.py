@@ -1329,3 +1329,16 @@ def test_model_context_window_exceeded_is_a_truncation_too() -> None:
     complete = parse_events(two_call_stream("model_context_window_exceeded"))
     assert complete.calls == ()
     assert all("truncated" in c.reason for c in complete.recovery_calls)
+
+
+def test_integer_tool_arguments_up_to_the_strict_json_limit_are_kept() -> None:
+    # Found by the nightly job: 2**64 as a tool argument parsed strictly but the raw
+    # copy rejected it. The bound is strict_json's 1,000-digit number limit.
+    for value in (2**64, -(2**64), 10**999 - 1):
+        turn = parse_events(
+            [start(), *tool_block(0, "t-1", "lookup", json.dumps({"id": value})), *finish()])
+        assert turn.calls[0].arguments == {"id": value}
+    too_long = "1" * 1001
+    with pytest.raises(ContractError):
+        parse_events(
+            [start(), *tool_block(0, "t-1", "lookup", '{"id": ' + too_long + "}"), *finish()])
