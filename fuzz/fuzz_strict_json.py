@@ -39,7 +39,7 @@ with atheris.instrument_imports():
     from contracts.errors import ContractError, LimitExceeded
     from contracts.strict_json import DEFAULT_LIMITS, JSONLimits, loads
 
-from strategies.json_values import limits_exceeded
+from strategies.json_values import limits_exceeded, same
 
 TIGHT_LIMITS = JSONLimits(
     max_bytes=300,
@@ -66,28 +66,6 @@ def split_input(data: bytes) -> tuple[bytes | str, JSONLimits]:
     return body, limits
 
 
-def same(a: Any, b: Any) -> bool:
-    """Type-exact deep equality (True is not 1, 1 is not 1.0, -0.0 is not 0.0, key
-    order counts); iterative, documents nest hundreds of levels."""
-    stack = [(a, b)]
-    while stack:
-        x, y = stack.pop()
-        if type(x) is not type(y):
-            return False
-        if isinstance(x, float):
-            if x != y or math.copysign(1.0, x) != math.copysign(1.0, y):
-                return False
-        elif isinstance(x, list):
-            if len(x) != len(y):
-                return False
-            stack.extend(zip(x, y, strict=True))
-        elif isinstance(x, dict):
-            if list(x) != list(y):
-                return False
-            stack.extend((x[k], y[k]) for k in x)
-        elif x != y:
-            return False
-    return True
 
 
 class _Reason(Exception):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -151,6 +152,30 @@ def json_values(max_leaves: int = 30) -> st.SearchStrategy[Any]:
         | st.dictionaries(json_text, children, max_size=6),
         max_leaves=max_leaves,
     )
+
+
+def same(a: Any, b: Any) -> bool:
+    """Deep equality that also compares types (True is not 1, 1 is not 1.0), the
+    sign of zero and key order. Iterative: documents may nest 512 levels."""
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if type(x) is not type(y):
+            return False
+        if isinstance(x, float):
+            if x != y or math.copysign(1.0, x) != math.copysign(1.0, y):
+                return False
+        elif isinstance(x, list):
+            if len(x) != len(y):
+                return False
+            stack.extend(zip(x, y, strict=True))
+        elif isinstance(x, dict):
+            if list(x) != list(y):
+                return False
+            stack.extend((x[k], y[k]) for k in x)
+        elif x != y:
+            return False
+    return True
 
 
 def depth_of(value: Any) -> int:

@@ -26,32 +26,11 @@ from contracts import strict_json
 from contracts.errors import ContractError, LimitExceeded, StrictJSONError
 from contracts.strict_json import DEFAULT_LIMITS, JSONLimits, loads
 from strategies import json_values as jv
+from strategies.json_values import same
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def same(a: Any, b: Any) -> bool:
-    """Deep equality that also compares types (True is not 1, 1 is not 1.0), the
-    sign of zero and key order. Iterative: documents may nest 512 levels."""
-    stack = [(a, b)]
-    while stack:
-        x, y = stack.pop()
-        if type(x) is not type(y):
-            return False
-        if isinstance(x, float):
-            if x != y or math.copysign(1.0, x) != math.copysign(1.0, y):
-                return False
-        elif isinstance(x, list):
-            if len(x) != len(y):
-                return False
-            stack.extend(zip(x, y, strict=True))
-        elif isinstance(x, dict):
-            if list(x) != list(y):
-                return False
-            stack.extend((x[k], y[k]) for k in x)
-        elif x != y:
-            return False
-    return True
 
 
 def assert_accepted_like_json(data: bytes | str, limits: JSONLimits | None = None) -> Any:
