@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _fuzz import load_fuzz_target
 
 from contracts._stream import StreamLimits
 from contracts.anthropic_messages import (
@@ -1101,12 +1101,7 @@ def test_continuation_rejects_other_turn_types() -> None:
 
 
 def _load_target() -> Any:
-    path = ROOT / "fuzz" / "fuzz_anthropic_messages.py"
-    spec = importlib.util.spec_from_file_location("fuzz_anthropic_messages_under_test", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_fuzz_target("fuzz_anthropic_messages")
 
 
 def test_fuzz_target_replays_its_seed_corpus() -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import importlib.util
 import json
 import os
 import threading
@@ -18,6 +17,7 @@ from typing import Any
 
 import pytest
 from _cost import assert_linear_cost
+from _fuzz import load_fuzz_target
 from hypothesis import event, given
 from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
@@ -611,13 +611,7 @@ def test_format_documentation_example_loads() -> None:
 
 
 def _fuzz_target() -> Any:
-    pytest.importorskip("atheris")
-    path = Path(__file__).resolve().parent.parent / "fuzz" / "fuzz_fixture.py"
-    spec = importlib.util.spec_from_file_location("_fuzz_fixture_under_test", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_fuzz_target("fuzz_fixture")
 
 
 def test_fuzz_target_runs_valid_and_invalid_fixtures() -> None:

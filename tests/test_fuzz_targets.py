@@ -19,14 +19,13 @@ lands. For each target:
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from _fuzz import load_fuzz_target
 
 from fuzz._regressions import entries, input_files
 from fuzz._targets import Layout, Target, discover
@@ -37,17 +36,10 @@ _MODULES: dict[Path, ModuleType] = {}
 
 
 def _load(target: Target) -> ModuleType:
-    pytest.importorskip("atheris")
     if target.path not in _MODULES:
-        spec = importlib.util.spec_from_file_location(f"_fuzz_target_{target.fuzzer}", target.path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.path.insert(0, str(target.path.parent))
-        try:
-            spec.loader.exec_module(module)
-        finally:
-            sys.path.remove(str(target.path.parent))
-        _MODULES[target.path] = module
+        _MODULES[target.path] = load_fuzz_target(
+            target.path, module_name=f"_fuzz_target_{target.fuzzer}"
+        )
     return _MODULES[target.path]
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _fuzz import load_fuzz_target
 
 from contracts.errors import (
     ContinuationError,
@@ -844,14 +845,7 @@ def test_fixture_events_validate_against_the_pinned_schemas() -> None:
 
 
 def test_fuzz_target_replays_its_seed_corpus() -> None:
-    import importlib.util
-
-    pytest.importorskip("atheris")
-    spec = importlib.util.spec_from_file_location(
-        "fuzz_gemini_interactions_under_test", ROOT / "fuzz" / "fuzz_gemini_interactions.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_fuzz_target("fuzz_gemini_interactions")
     corpus = sorted((ROOT / "fuzz" / "corpus" / "fuzz_gemini_interactions").iterdir())
     assert len(corpus) >= 10
     for path in corpus:

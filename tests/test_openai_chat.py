@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _fuzz import load_fuzz_target
 
 from contracts import strict_json
 from contracts._stream import StreamLimits
@@ -985,13 +986,7 @@ def test_fixture_events_truncated_anywhere_never_release_calls() -> None:
 
 
 def test_fuzz_target_replays_its_seed_corpus() -> None:
-    import importlib.util
-
-    path = ROOT / "fuzz" / "fuzz_openai_chat.py"
-    spec = importlib.util.spec_from_file_location("fuzz_openai_chat", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_fuzz_target("fuzz_openai_chat")
     corpus = sorted((ROOT / "fuzz" / "corpus" / "fuzz_openai_chat").iterdir())
     assert corpus
     for entry in corpus:
@@ -1003,13 +998,7 @@ def test_fuzz_target_replays_its_seed_corpus() -> None:
 
 
 def test_fuzz_target_accepts_the_fixture_as_raw_data_lines() -> None:
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "fuzz_openai_chat", ROOT / "fuzz" / "fuzz_openai_chat.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_fuzz_target("fuzz_openai_chat")
     events = frames_from_fixture_events(strict_json.loads(FIXTURE.read_bytes())["events"])
     lines = [b"data: " + (e.encode() if isinstance(e, str) else json.dumps(e).encode())
              for e in events]
@@ -1190,15 +1179,7 @@ def test_replayed_argument_fragment_is_undetectable_and_documented() -> None:
 
 
 def _fuzz_module() -> Any:
-    import importlib.util
-
-    pytest.importorskip("atheris")
-    spec = importlib.util.spec_from_file_location(
-        "fuzz_openai_chat_structured", ROOT / "fuzz" / "fuzz_openai_chat.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_fuzz_target("fuzz_openai_chat")
 
 
 def test_fuzz_target_structured_mode_reaches_release_and_every_certain_rejection() -> None:

@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from _fuzz import load_fuzz_target
 from hypothesis import HealthCheck, event, given, note, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -605,17 +606,7 @@ TestChatStreamMachine = ChatStreamMachine.TestCase
 
 
 def _load_fuzz_target() -> Any:
-    import importlib.util
-
-    import pytest
-
-    pytest.importorskip("atheris")
-    path = Path(__file__).resolve().parent.parent / "fuzz" / "fuzz_openai_chat.py"
-    spec = importlib.util.spec_from_file_location("fuzz_openai_chat_hypothesis", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_fuzz_target("fuzz_openai_chat")
 
 
 _FUZZ_TARGET: dict[str, Any] = {}

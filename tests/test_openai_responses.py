@@ -8,12 +8,12 @@ deltas, ``response.completed``) or a small variation of it.
 from __future__ import annotations
 
 import copy
-import importlib.util
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _fuzz import load_fuzz_target
 
 from contracts import openai_responses as oair
 from contracts._stream import StreamLimits
@@ -1154,13 +1154,7 @@ def test_every_table_entry_is_documented() -> None:
 
 
 def _load_fuzz_target() -> Any:
-    pytest.importorskip("atheris")
-    path = ROOT / "fuzz" / "fuzz_openai_responses.py"
-    spec = importlib.util.spec_from_file_location("fuzz_openai_responses_under_test", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_fuzz_target("fuzz_openai_responses")
 
 
 def test_fuzz_target_replays_its_seed_corpus() -> None:

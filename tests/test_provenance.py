@@ -8,16 +8,15 @@ rejected; loopback only with an explicit opt-in.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 import subprocess
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+from _fuzz import load_fuzz_target
 from hypothesis import event, given
 from hypothesis import strategies as st
 
@@ -624,13 +623,7 @@ def test_fuzz_oracle_flags_every_attack_class(attack: str, data: st.DataObject) 
 
 
 def _fuzz_target() -> Any:
-    pytest.importorskip("atheris")
-    path = Path(__file__).resolve().parent.parent / "fuzz" / "fuzz_source_url.py"
-    spec = importlib.util.spec_from_file_location("_fuzz_source_url_under_test", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_fuzz_target("fuzz_source_url")
 
 
 @pytest.mark.parametrize(

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 from _cost import assert_linear_cost
+from _fuzz import load_fuzz_target
 from hypothesis import event, example, given
 from hypothesis import strategies as st
 
@@ -970,14 +971,7 @@ def test_limits_are_exact_in_both_directions(
 
 
 def test_fuzz_target_runs_over_its_seed_corpus() -> None:
-    import importlib.util
-
-    path = ROOT / "fuzz" / "fuzz_strict_json.py"
-    pytest.importorskip("atheris")
-    spec = importlib.util.spec_from_file_location("fuzz_strict_json_under_test", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_fuzz_target("fuzz_strict_json")
     corpus = sorted((ROOT / "fuzz" / "corpus" / "fuzz_strict_json").iterdir())
     assert len(corpus) >= 10
     for seed in corpus:
