@@ -1,20 +1,41 @@
 """Shared pieces of the incremental, sans-IO stream objects.
 
-Every provider stream follows h11's "poison on error" rule: once a
-:class:`~contracts.errors.ContractError` has been raised from ``feed`` or
-``close``, every later call raises again, so no caller can continue from a broken
-state. Stream limits are explicit and documented.
+Every provider stream follows h11's "poison on error" rule: once *anything* has been
+raised from ``feed`` or ``close`` (a :class:`~contracts.errors.ContractError`, or any
+other exception, which is a bug in the contract or an interrupt), every later call
+raises a ``ContractError`` again, so no caller can catch the exception and continue
+from a half-updated state. Stream limits are explicit, documented and validated.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
 from typing import TypeVar
 
-from .errors import ContractError, LimitExceeded, ProtocolViolation
+from ._values import preview
+from .errors import (
+    ContractError,
+    InvalidArgument,
+    LimitExceeded,
+    ProtocolViolation,
+    UnsupportedProviderState,
+)
 
-__all__ = ["StreamLimits", "DEFAULT_STREAM_LIMITS", "Poison", "FragmentBuffer"]
+__all__ = [
+    "StreamLimits",
+    "DEFAULT_STREAM_LIMITS",
+    "MAX_LIMIT",
+    "check_stream_limits",
+    "check_revision",
+    "Poison",
+    "FragmentBuffer",
+    "drive",
+]
+
+#: Upper bound of every :class:`StreamLimits` field (2**62): larger values are not a
+#: limit at all, and keep bound arithmetic in machine-sized integers.
+MAX_LIMIT = 2**62
 
 _T = TypeVar("_T")
 
@@ -34,30 +55,86 @@ class StreamLimits:
     max_total_fragment_bytes: int = 8_000_000
     max_items: int = 4_096
 
+    def __post_init__(self) -> None:
+        _check_fields(self)
+
+
+def _check_fields(limits: StreamLimits) -> None:
+    for field in fields(StreamLimits):
+        value = getattr(limits, field.name)
+        if type(value) is not int or not 1 <= value <= MAX_LIMIT:
+            raise InvalidArgument(
+                f"StreamLimits.{field.name} must be an int from 1 to 2**62, got {preview(value)}",
+                where=f"limits.{field.name}",
+            )
+
 
 DEFAULT_STREAM_LIMITS = StreamLimits()
 
 
+def check_stream_limits(limits: object) -> StreamLimits:
+    """Return ``limits`` (``None`` means the defaults) if it is an intact :class:`StreamLimits`.
+
+    Exactly that class (a subclass could override attribute access), with every
+    field re-checked (a frozen dataclass's constructor check can be bypassed with
+    ``object.__setattr__``). Raises :class:`InvalidArgument`.
+    """
+    if limits is None:
+        return DEFAULT_STREAM_LIMITS
+    if type(limits) is not StreamLimits:
+        raise InvalidArgument(f"limits must be a StreamLimits, got {preview(limits)}", where="limits")
+    _check_fields(limits)
+    return limits
+
+
+_Tables = TypeVar("_Tables")
+
+
+
+
+
+def check_revision(revision: object, revisions: Mapping[str, _Tables], contract: str) -> _Tables:
+    """Return the tables of ``revision``; raise :class:`UnsupportedProviderState` if unknown."""
+    if type(revision) is not str or revision not in revisions:
+        known = ", ".join(sorted(revisions))
+        raise UnsupportedProviderState(
+            f"unknown {contract} contract revision {preview(revision)} (known: {known})",
+            where="revision",
+        )
+    return revisions[revision]
+
+
 class Poison:
-    """Remembers the first error of a stream and re-raises it on every later call."""
+    """Remembers the first exception of a stream and raises again on every later call.
+
+    After a :class:`ContractError` the later calls raise the same class; after any
+    other exception (a bug or an interrupt, which leaves the stream half-updated)
+    they raise :class:`ProtocolViolation`.
+    """
 
     __slots__ = ("_error", "_closed")
 
     def __init__(self) -> None:
-        self._error: ContractError | None = None
+        self._error: BaseException | None = None
         self._closed = False
 
     def check(self) -> None:
         """Raise if the stream is poisoned or already closed."""
-        if self._error is not None:
-            raise type(self._error)(
-                f"stream is unusable after an earlier error: {self._error.message}",
-                where=self._error.where,
-            ) from self._error
+        error = self._error
+        if error is not None:
+            if isinstance(error, ContractError):
+                raise type(error)(
+                    f"stream is unusable after an earlier error: {error.message}",
+                    where=error.where,
+                ) from error
+            raise ProtocolViolation(
+                f"stream is unusable after an earlier {type(error).__name__} "
+                "(not a contract rejection: a bug or an interrupt)"
+            ) from error
         if self._closed:
             raise ProtocolViolation("stream already closed")
 
-    def poison(self, error: ContractError) -> None:
+    def poison(self, error: BaseException) -> None:
         if self._error is None:
             self._error = error
 
@@ -66,15 +143,15 @@ class Poison:
 
     @property
     def poisoned(self) -> bool:
-        """True once any ContractError has been raised through this stream."""
+        """True once anything has been raised through this stream."""
         return self._error is not None
 
     def run(self, step: Callable[[], _T]) -> _T:
-        """Run one ``feed`` step: refuse if poisoned/closed, poison on a ContractError."""
+        """Run one ``feed`` step: refuse if poisoned/closed, poison on any exception."""
         self.check()
         try:
             return step()
-        except ContractError as exc:
+        except BaseException as exc:
             self.poison(exc)
             raise
 
@@ -102,9 +179,7 @@ class FragmentBuffer:
         """Append ``fragment``; return its UTF-8 size. Raises :class:`LimitExceeded`."""
         size = len(fragment.encode("utf-8", "surrogatepass"))
         if self._size + size > self._limit:
-            raise LimitExceeded(
-                f"{self._what} exceeds {self._limit} bytes of argument text"
-            )
+            raise LimitExceeded(f"{self._what} exceeds {self._limit} bytes of argument text")
         self._parts.append(fragment)
         self._size += size
         return size
@@ -117,3 +192,48 @@ class FragmentBuffer:
         if len(self._parts) > 1:
             self._parts = ["".join(self._parts)]
         return self._parts[0] if self._parts else ""
+
+
+_Turn = TypeVar("_Turn")
+
+
+def drive(
+    feed: Callable[[object], object],
+    close: Callable[[], _Turn],
+    events: object,
+    max_events: int,
+) -> _Turn:
+    """Feed every event of ``events`` (an iterable), then close: ``parse_events``'s loop.
+
+    A caller's iterable that is not iterable, or that raises while it is read, is
+    rejected as :class:`ProtocolViolation`; it is read at most ``max_events + 1``
+    times (the stream's own event limit rejects the extra one), so an endless
+    iterable costs no more than a long list. Exceptions from ``feed``/``close``
+    themselves pass through unchanged (anything but a ContractError there is a bug
+    the fuzzers must see).
+    """
+    if isinstance(events, (str, bytes, bytearray, Mapping)):
+        raise ProtocolViolation(f"events must be an iterable of events, got {preview(events)}")
+    try:
+        iterator = iter(events)  # type: ignore[call-overload]
+    except Exception as exc:
+        raise ProtocolViolation(
+            f"events must be an iterable of events, got {preview(events)}"
+        ) from exc
+    index = 0
+    while index <= max_events:
+        try:
+            event = next(iterator)
+        except StopIteration:
+            break
+        except Exception as exc:
+            raise ProtocolViolation(
+                f"reading the events raised {type(exc).__name__}", where=f"event {index}"
+            ) from exc
+        feed(event)
+        index += 1
+    else:
+        # The stream's own limit should have rejected event max_events already;
+        # never close as if the stream had ended when the caller had more events.
+        raise LimitExceeded(f"more than {max_events} events", where=f"event {index}")
+    return close()

@@ -24,6 +24,9 @@ __all__ = [
     "ResultBindingError",
     "SnapshotMutated",
     "ContinuationError",
+    "InvalidArgument",
+    "EmptyCompletion",
+    "CacheMiss",
 ]
 
 
@@ -78,3 +81,24 @@ class SnapshotMutated(ContractError):
 
 class ContinuationError(ContractError):
     """A continuation request cannot be built from the given inputs."""
+
+
+class InvalidArgument(ContractError, ValueError):
+    """A caller argument (limits, revision, options) has the wrong type or value.
+
+    Also a :class:`ValueError`, so code that validated configuration with
+    ``except ValueError`` keeps working; it is a :class:`ContractError` like every
+    other rejection.
+    """
+
+
+class EmptyCompletion(ProtocolViolation):
+    """A completed Chat stream or body with neither non-empty content nor a complete tool.
+
+    Distinct so a gateway can classify it as a retryable empty completion; it is a
+    :class:`ProtocolViolation` for everyone else.
+    """
+
+
+class CacheMiss(ContractError):
+    """A Chat Completions cache entry that cannot be replayed as a successful completion."""

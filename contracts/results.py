@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from ._values import preview
 from .errors import ResultBindingError
 
 __all__ = ["ModelVisibleToolResult", "bind_results"]
@@ -31,16 +32,22 @@ class ModelVisibleToolResult:
     is_error: bool = False
 
     def __post_init__(self) -> None:
+        # str subclasses are stored as exact str (read through str's own method), so
+        # an overridden __str__/__eq__/__hash__ cannot change what a builder sends.
         if not isinstance(self.call_id, str) or not self.call_id:
-            raise ResultBindingError("result call_id must be a non-empty string")
+            raise ResultBindingError(
+                f"result call_id must be a non-empty string, got {preview(self.call_id)}"
+            )
+        object.__setattr__(self, "call_id", str.__str__(self.call_id))
         if not isinstance(self.output, str):
             raise ResultBindingError(
-                f"result output for call {self.call_id!r} must be a string, "
-                f"got {type(self.output).__name__}"
+                f"result output for call {preview(self.call_id)} must be a string, "
+                f"got {preview(self.output)}"
             )
-        if not isinstance(self.is_error, bool):
+        object.__setattr__(self, "output", str.__str__(self.output))
+        if type(self.is_error) is not bool:
             raise ResultBindingError(
-                f"result is_error for call {self.call_id!r} must be a bool"
+                f"result is_error for call {preview(self.call_id)} must be a bool"
             )
 
 
@@ -54,46 +61,51 @@ def bind_results(
     call id to result (whose key must equal the result's own ``call_id``). Returns a
     dict in the order of ``call_ids``. Raises :class:`ResultBindingError` on a
     missing, extra or duplicate result, a value of another type, or duplicate call
-    ids in the turn itself.
+    ids in the turn itself. It fails at the first duplicate or extra result and
+    consumes at most one value more than there are calls, so an endless iterable
+    costs no more than a finite one.
     """
-    expected = list(call_ids)
+    if isinstance(call_ids, (str, bytes, bytearray)) or not isinstance(call_ids, (list, tuple)):
+        raise ResultBindingError(f"call_ids must be a list or tuple, got {preview(call_ids)}")
+    expected: list[str] = []
     seen: set[str] = set()
-    for call_id in expected:
+    for call_id in call_ids:
+        if type(call_id) is not str or not call_id:
+            raise ResultBindingError(f"call id {preview(call_id)} is not a non-empty string")
         if call_id in seen:
-            raise ResultBindingError(f"turn has duplicate call id {call_id!r}")
+            raise ResultBindingError(f"turn has duplicate call id {preview(call_id)}")
         seen.add(call_id)
-    if isinstance(results, Mapping):
-        items: list[ModelVisibleToolResult] = []
-        for key, value in results.items():
-            if not isinstance(value, ModelVisibleToolResult):
-                raise ResultBindingError(
-                    f"result for {key!r} is {type(value).__name__}, "
-                    "not ModelVisibleToolResult"
-                )
-            if key != value.call_id:
-                raise ResultBindingError(
-                    f"result mapping key {key!r} differs from its call_id {value.call_id!r}"
-                )
-            items.append(value)
-    elif isinstance(results, (str, bytes)):
-        raise ResultBindingError("results must be a collection of ModelVisibleToolResult")
-    else:
-        items = []
-        for position, value in enumerate(results):
-            if not isinstance(value, ModelVisibleToolResult):
-                raise ResultBindingError(
-                    f"result {position} is {type(value).__name__}, not ModelVisibleToolResult"
-                )
-            items.append(value)
+        expected.append(call_id)
+    if isinstance(results, (str, bytes, bytearray)) or not isinstance(results, (Mapping, Iterable)):
+        raise ResultBindingError(
+            f"results must be a collection of ModelVisibleToolResult, got {preview(results)}"
+        )
     bound: dict[str, ModelVisibleToolResult] = {}
-    for item in items:
-        if item.call_id in bound:
-            raise ResultBindingError(f"duplicate result for call {item.call_id!r}")
-        bound[item.call_id] = item
-    extra = [c for c in bound if c not in seen]
-    if extra:
-        raise ResultBindingError(f"result for unknown call {extra[0]!r}")
-    missing = [c for c in expected if c not in bound]
-    if missing:
-        raise ResultBindingError(f"missing result for call {missing[0]!r}")
+    try:
+        pairs = iter(results.items()) if isinstance(results, Mapping) else enumerate(results)
+        for position, (key, value) in enumerate(pairs):
+            label = preview(key) if isinstance(results, Mapping) else f"result {position}"
+            if not isinstance(value, ModelVisibleToolResult):
+                raise ResultBindingError(f"{label} is {preview(value)}, not ModelVisibleToolResult")
+            if isinstance(results, Mapping) and (type(key) is not str or key != value.call_id):
+                raise ResultBindingError(
+                    f"result mapping key {label} differs from its call_id {preview(value.call_id)}"
+                )
+            if value.call_id not in seen:
+                raise ResultBindingError(f"result for unknown call {preview(value.call_id)}")
+            if value.call_id in bound:
+                raise ResultBindingError(f"duplicate result for call {preview(value.call_id)}")
+            # Each accepted value is a distinct known call id, so at most
+            # len(call_ids) + 1 values are ever read from an endless iterable.
+            bound[value.call_id] = value
+    except ResultBindingError:
+        raise
+    except Exception as exc:
+        # A caller's iterable or mapping raised while being read: reject, never leak it.
+        raise ResultBindingError(
+            f"reading results raised {type(exc).__name__}; results must be a plain collection"
+        ) from exc
+    for call_id in expected:
+        if call_id not in bound:
+            raise ResultBindingError(f"missing result for call {preview(call_id)}")
     return {c: bound[c] for c in expected}

@@ -1,0 +1,214 @@
+"""Shared handling of untrusted values: one bounded preview, one bounded JSON copier.
+
+Every provider package renders caller and wire values into error messages only
+through :func:`preview`, and copies every JSON value it keeps (raw items, blocks,
+steps, caller-supplied tools and request controls) only through :func:`copy_json`.
+One copier means one set of bounds for wire and caller values alike: the bounds of
+:class:`~contracts.strict_json.JSONLimits` (default depth 512, 1,000-digit numbers,
+4 Mi-character strings, 100,000 items per container, 1,000,000 values), so that any
+value the strict JSON loader accepts is also copyable, and a Python caller cannot
+pass what the wire could not carry.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from typing import Any, Final
+
+from .errors import ContractError, InvalidArgument, LimitExceeded, ProtocolViolation
+from .strict_json import DEFAULT_LIMITS, JSONLimits
+
+__all__ = ["preview", "type_name", "copy_json", "check_json_limits", "int_bound"]
+
+#: Characters of a string shown in an error message.
+PREVIEW_CHARS: Final = 60
+#: Integers shown in full up to this magnitude; larger ones by their bit length.
+_PREVIEW_INT: Final = 10**18
+#: Characters of a field path kept in an error message.
+_PATH_CHARS: Final = 300
+
+
+def type_name(value: object) -> str:
+    """The JSON-ish name of a value's type, never calling anything on the value."""
+    if value is None:
+        return "null"
+    if value is True or value is False:
+        return "bool"
+    return type(value).__name__[:60]
+
+
+def preview(value: object, limit: int = PREVIEW_CHARS) -> str:
+    """A short rendering of an untrusted value that cannot fail or run caller code.
+
+    Strings are cut to ``limit`` characters (lone surrogates escaped), integers beyond
+    18 digits are shown by bit length, floats and ``None``/``bool`` as literals;
+    anything else only by its type name. ``repr``/``str`` of a caller object is never
+    called: a subclass's ``__repr__`` could raise, loop or lie.
+    """
+    if type(value) is str or isinstance(value, str):
+        text = str.__str__(value)
+        cut = text[:limit]
+        return repr(cut) + ("..." if len(text) > limit else "")
+    if value is None or value is True or value is False:
+        return repr(value)
+    if isinstance(value, int):
+        number = int.__index__(value)
+        if -_PREVIEW_INT < number < _PREVIEW_INT:
+            return repr(number)
+        return f"<int of {number.bit_length()} bits>"
+    if isinstance(value, float):
+        return repr(float.__float__(value))
+    return f"<{type_name(value)}>"
+
+
+def check_json_limits(limits: object) -> JSONLimits:
+    """Return ``limits`` (``None`` means the defaults) if it is an intact :class:`JSONLimits`.
+
+    Raises :class:`InvalidArgument` otherwise; the fields are re-checked because a
+    frozen dataclass's constructor check can be bypassed.
+    """
+    if limits is None:
+        return DEFAULT_LIMITS
+    if type(limits) is not JSONLimits:
+        raise InvalidArgument(f"limits must be a JSONLimits, got {preview(limits)}")
+    for name in JSONLimits.__slots__:
+        value = getattr(limits, name)
+        if type(value) is not int or value < 1:
+            raise InvalidArgument(f"JSONLimits.{name} must be a positive int, got {preview(value)}")
+    return limits
+
+
+@lru_cache(maxsize=8)
+def int_bound(max_number_chars: int) -> int:
+    """Integers must be strictly inside ``±10**max_number_chars`` (that many digits)."""
+    return int(10**max_number_chars)
+
+
+class _Path:
+    """A container's position, linked to its parent: a path is built only on error."""
+
+    __slots__ = ("parent", "step")
+
+    def __init__(self, parent: _Path | None, step: str) -> None:
+        self.parent = parent
+        self.step = step
+
+    def render(self, leaf: str = "") -> str:
+        steps = [leaf] if leaf else []
+        node: _Path | None = self
+        while node is not None:
+            steps.append(node.step)
+            node = node.parent
+        steps.reverse()
+        text = "".join(steps)
+        return text if len(text) <= _PATH_CHARS else text[: _PATH_CHARS - 3] + "..."
+
+
+def _step(key: object) -> str:
+    if type(key) is int:
+        return f"[{key}]"
+    return f".{preview(key, 40)[1:-1]}" if isinstance(key, str) else f"[{preview(key)}]"
+
+
+def copy_json(
+    value: object,
+    *,
+    what: str,
+    error: type[ContractError] = ProtocolViolation,
+    where: str | None = None,
+    limits: JSONLimits | None = None,
+) -> Any:
+    """Return an independent deep copy of a JSON value made of exact builtin types.
+
+    Accepts ``None``, ``bool``, ``int``, finite ``float``, ``str`` without lone
+    surrogates, ``list`` and ``dict`` with ``str`` keys; subclasses of those are read
+    through the builtin type's own methods (an overridden ``items``/``__iter__``/
+    ``__str__`` is never called) and copied as the builtin type. Iterative: never
+    recurses, whatever the nesting.
+
+    Bounds (``limits``, default :data:`~contracts.strict_json.DEFAULT_LIMITS`):
+    nesting depth, string length, integer digits, items per container, and values in
+    the whole copy (a Python caller can share one list many times; the value budget
+    keeps the copy linear in what is actually read). Raises :class:`LimitExceeded`
+    past a bound and ``error`` (naming ``what`` and the path) for a value JSON cannot
+    carry; ``where`` is set on either.
+    """
+    bounds = check_json_limits(limits)
+    max_depth = bounds.max_depth
+    max_chars = bounds.max_string_chars
+    max_items = bounds.max_container_items
+    max_values = bounds.max_values
+    big = int_bound(bounds.max_number_chars)
+    root = _Path(None, what)
+    holder: list[Any] = [None]
+    # (value, destination container, key in it, depth, path of the container)
+    stack: list[tuple[object, Any, Any, int, _Path]] = [(value, holder, 0, 0, root)]
+    count = 0
+
+    def fail(
+        kind: type[ContractError], problem: str, path: _Path, parent: object, key: object
+    ) -> ContractError:
+        leaf = "" if parent is holder else _step(key)
+        return kind(f"{path.render(leaf)} {problem}", where=where)
+
+    while stack:
+        src, parent, key, depth, path = stack.pop()
+        count += 1
+        if count > max_values:
+            raise fail(LimitExceeded, f"has more than {max_values} JSON values", root, holder, 0)
+        cls = type(src)
+        if cls is str or isinstance(src, str):
+            text = str.__str__(src)
+            if len(text) > max_chars:
+                raise fail(LimitExceeded, f"is a string over {max_chars} characters", path, parent, key)
+            if not text.isascii():
+                try:
+                    text.encode("utf-8")
+                except UnicodeEncodeError:
+                    raise fail(error, "has a lone surrogate code point", path, parent, key) from None
+            parent[key] = text
+        elif src is None or src is True or src is False:
+            parent[key] = src
+        elif isinstance(src, int):
+            number = int.__index__(src)
+            if not -big < number < big:
+                raise fail(
+                    LimitExceeded, f"is an integer over {bounds.max_number_chars} digits",
+                    path,
+                    parent,
+                    key,
+                )
+            parent[key] = number
+        elif isinstance(src, float):
+            real = float.__float__(src)
+            if not math.isfinite(real):
+                raise fail(error, "is a non-finite number", path, parent, key)
+            parent[key] = real
+        elif isinstance(src, dict):
+            if depth >= max_depth:
+                raise fail(LimitExceeded, f"nests deeper than {max_depth} levels", path, parent, key)
+            if dict.__len__(src) > max_items:
+                raise fail(LimitExceeded, f"has more than {max_items} members", path, parent, key)
+            child = path if parent is holder else _Path(path, _step(key))
+            new_dict: dict[str, Any] = {}
+            parent[key] = new_dict
+            for k, v in dict.items(src):
+                if type(k) is not str:
+                    raise fail(error, f"has a non-string key {preview(k)}", child, holder, 0)
+                new_dict[k] = None
+                stack.append((v, new_dict, k, depth + 1, child))
+        elif isinstance(src, list):
+            if depth >= max_depth:
+                raise fail(LimitExceeded, f"nests deeper than {max_depth} levels", path, parent, key)
+            size = list.__len__(src)
+            if size > max_items:
+                raise fail(LimitExceeded, f"has more than {max_items} items", path, parent, key)
+            child = path if parent is holder else _Path(path, _step(key))
+            new_list: list[Any] = [None] * size
+            parent[key] = new_list
+            for i, v in enumerate(list.copy(src)):
+                stack.append((v, new_list, i, depth + 1, child))
+        else:
+            raise fail(error, f"is {preview(src)}, not a JSON value", path, parent, key)
+    return holder[0]
