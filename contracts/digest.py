@@ -33,7 +33,14 @@ def canonical_bytes(value: Any) -> bytes:
             allow_nan=False,
         )
     except (TypeError, ValueError, RecursionError) as exc:
-        raise SnapshotMutated(f"snapshot is no longer canonical JSON: {exc}") from exc
+        raise SnapshotMutated(
+            f"snapshot is no longer canonical JSON ({type(exc).__name__})"
+        ) from exc
+    except Exception as exc:
+        # A dict/list subclass's own methods raised while being serialized.
+        raise SnapshotMutated(
+            f"snapshot is no longer canonical JSON: reading it raised {type(exc).__name__}"
+        ) from exc
     return text.encode("utf-8", "surrogatepass")
 
 
