@@ -231,7 +231,8 @@ class SSEDecoder:
             region = chunk
         region_base = self._line_start
         rest = data[last + 1 :]
-        self._cr = data[last] == 0x0D
+        # Only a CR that is the last byte fed can pair with an LF of the next feed.
+        self._cr = not rest and data[last] == 0x0D
         self._pending = [rest] if rest else []
         self._pending_len = len(rest)
         self._line_start = base + last + 1
