@@ -271,6 +271,16 @@ class SSEDecoder:
             ascii_only = text.isascii()
         events: list[SSEEvent] = []
         max_line = self._max_line
+        max_event = self._max_event
+        # The hot loop works on locals; the state is written back after it (after an
+        # error the decoder is poisoned, so a half-written state is never used).
+        data = self._data
+        event_type = self._event_type
+        id_buffer = self._id_buffer
+        last_event_id = self._last_event_id
+        event_start = self._event_start
+        event_size = self._event_size
+        index = self._index
         # Not strict: on the slow path ``lines`` stops before the first invalid line.
         for raw, line in zip(raws, lines, strict=False):
             pos = offset
@@ -280,49 +290,52 @@ class SSEDecoder:
                 raise LimitExceeded(f"SSE line exceeds {max_line} bytes", where=f"byte {pos}")
             if not line:
                 # Blank line: dispatch (WHATWG "dispatch the event").
-                self._last_event_id = self._id_buffer
-                if self._data:
+                last_event_id = id_buffer
+                if data:
                     events.append(
-                        SSEEvent(
-                            self._event_type or "message",
-                            "\n".join(self._data),
-                            self._id_buffer,
-                            self._retry,
-                            self._event_start,
-                            self._index,
-                        )
+                        SSEEvent(event_type or "message", "\n".join(data), id_buffer,
+                                 self._retry, event_start, index)
                     )
-                    self._index += 1
-                    self._data = []
-                self._event_type = ""
-                self._event_start = -1
-                self._event_size = 0
+                    index += 1
+                    data = []
+                event_type = ""
+                event_start = -1
+                event_size = 0
                 continue
             if line[0] == ":":
                 continue
-            if self._event_start < 0:
-                self._event_start = pos
-            self._event_size += size
-            if self._event_size > self._max_event:
+            if event_start < 0:
+                event_start = pos
+            event_size += size
+            if event_size > max_event:
                 raise LimitExceeded(
-                    f"SSE event exceeds {self._max_event} bytes of field lines",
-                    where=f"byte {pos}",
+                    f"SSE event exceeds {max_event} bytes of field lines", where=f"byte {pos}"
                 )
+            if line.startswith("data:"):  # the common line: name is exactly "data"
+                data.append(line[6:] if line.startswith(" ", 5) else line[5:])
+                continue
             colon = line.find(":")
             if colon < 0:
                 name, value = line, ""
             else:
                 name = line[:colon]
-                value = line[colon + 2 :] if line[colon + 1 : colon + 2] == " " else line[colon + 1 :]
+                value = line[colon + 2 :] if line.startswith(" ", colon + 1) else line[colon + 1 :]
             if name == "data":
-                self._data.append(value)
+                data.append(value)
             elif name == "event":
-                self._event_type = value
+                event_type = value
             elif name == "id":
                 if "\x00" not in value:
-                    self._id_buffer = value
+                    id_buffer = value
             elif name == "retry":
                 self._set_retry(value, pos)
+        self._data = data
+        self._event_type = event_type
+        self._id_buffer = id_buffer
+        self._last_event_id = last_event_id
+        self._event_start = event_start
+        self._event_size = event_size
+        self._index = index
         if bad is not None:
             raw = raws[len(lines)]
             size = len(raw.rstrip(b"\r\n"))
