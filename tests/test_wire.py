@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -227,6 +228,19 @@ def test_bad_revision_is_a_contract_error(contract: str) -> None:
     for revision in ("1999-01-01", 5):
         with pytest.raises(ContractError):
             parse_sse(contract, raw, revision=revision)  # type: ignore[arg-type]
+
+
+def test_readme_raw_sse_example_runs_and_prints_what_it_says(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    readme = (FIXTURES.parent / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"### Raw SSE bytes.*?```python\n(.*?)```", readme, re.S)
+    assert block is not None
+    exec(compile(block.group(1), "README.md", "exec"), {})  # noqa: S102
+    printed = capsys.readouterr().out.splitlines()
+    claimed = [line.split("# ", 1)[1] for line in block.group(1).splitlines()
+               if "print(" in line]
+    assert printed == claimed
 
 
 # ------------------------------------------------------------------ properties
