@@ -1,0 +1,267 @@
+"""Wire adapters: the raw SSE bytes of one turn -> the contract's Turn.
+
+Each adapter decodes the bytes with :class:`~contracts.sse.SSEDecoder`, parses every
+``data`` payload with :func:`~contracts.strict_json.loads`, checks that the SSE layer
+and the JSON layer agree, and feeds the resulting events, in order, to the contract's
+own ``parse_events``:
+
+=====================  ==============================================================
+contract               SSE event -> parser event
+=====================  ==============================================================
+openai-responses       ``data`` JSON object; the ``event:`` name must equal its ``type``
+anthropic-messages     ``{"event": <event: name>, "data": <data JSON>}`` envelope (the
+                       parser checks ``event == data.type``)
+gemini-interactions    ``data`` JSON object with ``event_type``; an ``event:`` name,
+                       when not the default ``message``, must equal ``event_type``; a
+                       non-empty last event ID in force must equal the event's
+                       ``event_id`` when it has one
+openai-chat            ``data`` JSON chunk, or the sentinel ``data: [DONE]``; an
+                       ``event:`` name other than the default ``message`` is rejected
+=====================  ==============================================================
+
+SSE events map one to one onto parser events, so a parser's ``event N`` is SSE event
+``N``. Disagreements between the layers are :class:`ProtocolViolation`; every error
+raised while an SSE event is being handled gets ``SSE event N at byte B`` added to its
+``where``. SSE-layer errors (invalid UTF-8, limits) raise as the decoder meets them; a
+capture cut inside an event raises :class:`StreamTruncated` after the complete events
+before the cut were parsed (so a provider ``error`` event before the cut is reported
+first). Nothing but :class:`~contracts.errors.ContractError` escapes for any input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Final, TypeAlias, cast
+
+from .anthropic_messages import AnthropicMessagesTurn
+from .anthropic_messages import parse_events as _anthropic_parse_events
+from .errors import ContractError, ProtocolViolation
+from .gemini_interactions import GeminiInteractionsTurn
+from .gemini_interactions import parse_events as _gemini_parse_events
+from .openai_chat import DONE as _CHAT_DONE
+from .openai_chat import ChatCompletionTurn
+from .openai_chat import parse_events as _chat_parse_events
+from .openai_responses import OpenAIResponsesTurn
+from .openai_responses import parse_events as _responses_parse_events
+from .sse import SSEDecoder, SSEEvent
+from .strict_json import loads
+
+__all__ = [
+    "CONTRACTS",
+    "Turn",
+    "parse_sse",
+    "parse_sse_chunks",
+    "parse_openai_responses_sse",
+    "parse_anthropic_messages_sse",
+    "parse_gemini_interactions_sse",
+    "parse_openai_chat_sse",
+    "sse_to_events",
+]
+
+Turn: TypeAlias = (
+    OpenAIResponsesTurn | AnthropicMessagesTurn | GeminiInteractionsTurn | ChatCompletionTurn
+)
+
+#: The contract names the wire adapters accept (the command-line names).
+CONTRACTS: Final[tuple[str, ...]] = (
+    "openai-responses",
+    "anthropic-messages",
+    "gemini-interactions",
+    "openai-chat",
+)
+
+
+def _where(sse: SSEEvent) -> str:
+    return f"SSE event {sse.index} at byte {sse.byte_offset}"
+
+
+def _json(sse: SSEEvent) -> Any:
+    try:
+        return loads(sse.data)
+    except ContractError as exc:
+        _locate(exc, f"data of {_where(sse)}")
+        raise
+
+
+def _json_object(sse: SSEEvent, key: str) -> dict[str, Any]:
+    value = _json(sse)
+    if type(value) is not dict:
+        raise ProtocolViolation(
+            f"SSE data must be a JSON object, got {type(value).__name__}", where=_where(sse)
+        )
+    if type(value.get(key)) is not str:
+        raise ProtocolViolation(f"SSE data has no string {key!r}", where=_where(sse))
+    return value
+
+
+def _responses_event(sse: SSEEvent) -> Any:
+    value = _json_object(sse, "type")
+    if sse.event != value["type"]:
+        raise ProtocolViolation(
+            f"SSE event name {sse.event[:64]!r} != data.type {value['type'][:64]!r}",
+            where=_where(sse),
+        )
+    return value
+
+
+def _anthropic_event(sse: SSEEvent) -> Any:
+    return {"event": sse.event, "data": _json(sse)}
+
+
+def _gemini_event(sse: SSEEvent) -> Any:
+    value = _json_object(sse, "event_type")
+    if sse.event != "message" and sse.event != value["event_type"]:
+        raise ProtocolViolation(
+            f"SSE event name {sse.event[:64]!r} != data.event_type "
+            f"{value['event_type'][:64]!r}",
+            where=_where(sse),
+        )
+    if sse.id and "event_id" in value and value["event_id"] != sse.id:
+        raise ProtocolViolation(
+            f"SSE id {sse.id[:64]!r} != data.event_id {str(value['event_id'])[:64]!r}",
+            where=_where(sse),
+        )
+    return value
+
+
+def _chat_event(sse: SSEEvent) -> Any:
+    if sse.event != "message":
+        raise ProtocolViolation(
+            f"Chat Completions streams carry no SSE event names, got {sse.event[:64]!r}",
+            where=_where(sse),
+        )
+    if sse.data == "[DONE]":
+        return _CHAT_DONE
+    return _json(sse)
+
+
+_Parser = Callable[..., Any]
+_ADAPTERS: Final[dict[str, tuple[Callable[[SSEEvent], Any], _Parser]]] = {
+    "openai-responses": (_responses_event, _responses_parse_events),
+    "anthropic-messages": (_anthropic_event, _anthropic_parse_events),
+    "gemini-interactions": (_gemini_event, _gemini_parse_events),
+    "openai-chat": (_chat_event, _chat_parse_events),
+}
+
+
+def _locate(exc: ContractError, where: str) -> None:
+    # Same object, same type (a provider's subclass keeps its identity); only the
+    # location grows. Messages are rebuilt the way ContractError builds them.
+    exc.where = f"{exc.where}; {where}" if exc.where else where
+    exc.args = (f"{exc.message} (at {exc.where})",)
+
+
+def _adapter(contract: object) -> tuple[Callable[[SSEEvent], Any], _Parser]:
+    if type(contract) is not str or contract not in _ADAPTERS:
+        shown = repr(contract)[:64] if type(contract) is str else type(contract).__name__
+        raise ProtocolViolation(
+            f"unknown contract {shown}; known: {', '.join(CONTRACTS)}", where="argument contract"
+        )
+    return _ADAPTERS[contract]
+
+
+class _Cursor:
+    """Which SSE event the parser is handling, for error locations."""
+
+    __slots__ = ("current",)
+
+    def __init__(self) -> None:
+        self.current: SSEEvent | None = None
+
+
+def _decoded(chunks: Iterable[bytes], cursor: _Cursor) -> Iterator[SSEEvent]:
+    decoder = SSEDecoder()
+    if issubclass(type(chunks), (bytes, bytearray, str)):
+        raise ProtocolViolation(
+            f"chunks must be an iterable of bytes chunks, got {type(chunks).__name__}",
+            where="argument chunks",
+        )
+    try:
+        iterator = iter(chunks)
+    except TypeError:
+        raise ProtocolViolation(
+            f"chunks must be an iterable of bytes chunks, got {type(chunks).__name__}",
+            where="argument chunks",
+        ) from None
+    for chunk in iterator:
+        # Errors of the decoder itself carry their own byte offset.
+        cursor.current = None
+        batch = decoder.feed(chunk)
+        for sse in batch:
+            cursor.current = sse
+            yield sse
+    cursor.current = None
+    decoder.close()
+
+
+def sse_to_events(contract: str, events: Iterable[SSEEvent]) -> Iterator[Any]:
+    """Map decoded SSE events to ``contract``'s parser events, checking that the SSE
+    and JSON layers agree (see the module docstring). Raises
+    :class:`ProtocolViolation` / :class:`~contracts.errors.StrictJSONError` /
+    :class:`~contracts.errors.LimitExceeded` lazily, while iterating."""
+    convert, _ = _adapter(contract)
+    for sse in events:
+        if type(sse) is not SSEEvent:
+            raise ProtocolViolation(
+                f"expected SSEEvent, got {type(sse).__name__}", where="argument events"
+            )
+        yield convert(sse)
+
+
+def parse_sse_chunks(
+    contract: str, chunks: Iterable[bytes], *, revision: str | None = None
+) -> Turn:
+    """Like :func:`parse_sse`, over the bytes of one turn given as chunks split
+    anywhere (pulled lazily, as the parser consumes events)."""
+    convert, parse = _adapter(contract)
+    cursor = _Cursor()
+
+    def events() -> Iterator[Any]:
+        for sse in _decoded(chunks, cursor):
+            yield convert(sse)
+
+    try:
+        if revision is None:
+            turn = parse(events())
+        else:
+            turn = parse(events(), revision=revision)
+    except ContractError as exc:
+        if cursor.current is not None and "SSE event" not in (exc.where or ""):
+            _locate(exc, _where(cursor.current))
+        raise
+    result: Turn = turn
+    return result
+
+
+def parse_sse(contract: str, data: bytes, *, revision: str | None = None) -> Turn:
+    """Parse the raw SSE bytes of one turn of ``contract`` (one of :data:`CONTRACTS`)
+    into its Turn, through the contract's ``parse_events``.
+
+    ``revision``: the contract revision (``None``: the contract's pinned default).
+    Returns the Turn ``parse_events`` returns for the same events. Raises a
+    :class:`~contracts.errors.ContractError`: what the decoder, strict JSON or the
+    parser raise, :class:`ProtocolViolation` for an unknown contract or a
+    disagreement between the SSE and JSON layers, :class:`StreamTruncated` for a
+    capture cut inside an event or before the terminal event.
+    """
+    return parse_sse_chunks(contract, (data,), revision=revision)
+
+
+def parse_openai_responses_sse(data: bytes, *, revision: str | None = None) -> OpenAIResponsesTurn:
+    """:func:`parse_sse` for ``openai-responses``."""
+    return cast(OpenAIResponsesTurn, parse_sse("openai-responses", data, revision=revision))
+
+
+def parse_anthropic_messages_sse(data: bytes, *, revision: str | None = None) -> AnthropicMessagesTurn:
+    """:func:`parse_sse` for ``anthropic-messages``."""
+    return cast(AnthropicMessagesTurn, parse_sse("anthropic-messages", data, revision=revision))
+
+
+def parse_gemini_interactions_sse(data: bytes, *, revision: str | None = None) -> GeminiInteractionsTurn:
+    """:func:`parse_sse` for ``gemini-interactions``."""
+    return cast(GeminiInteractionsTurn, parse_sse("gemini-interactions", data, revision=revision))
+
+
+def parse_openai_chat_sse(data: bytes, *, revision: str | None = None) -> ChatCompletionTurn:
+    """:func:`parse_sse` for ``openai-chat``."""
+    return cast(ChatCompletionTurn, parse_sse("openai-chat", data, revision=revision))

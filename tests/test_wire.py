@@ -1,0 +1,286 @@
+"""contracts.wire: raw SSE bytes of one turn -> the contract's Turn.
+
+Per contract: the golden fixture and every valid generated stream, rendered to SSE
+bytes (``strategies.sse.render_events``) and re-chunked anywhere, give the same Turn
+as ``parse_events`` on the event dicts; no proper prefix of a rendered stream yields
+executable calls; the SSE/JSON layer disagreements are ``ProtocolViolation``s that
+name the SSE event and its byte offset.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import event, given
+from hypothesis import strategies as st
+
+from contracts import anthropic_messages, gemini_interactions, openai_chat, openai_responses
+from contracts.errors import ContractError, ProtocolViolation, StreamTruncated, StrictJSONError
+from contracts.fixtures import load_fixture
+from contracts.wire import (
+    CONTRACTS,
+    parse_anthropic_messages_sse,
+    parse_gemini_interactions_sse,
+    parse_openai_chat_sse,
+    parse_openai_responses_sse,
+    parse_sse,
+    parse_sse_chunks,
+)
+from strategies import anthropic_messages as anthropic_st
+from strategies import gemini_interactions as gemini_st
+from strategies import openai_chat as chat_st
+from strategies import openai_responses as responses_st
+from strategies.sse import chunkings, render_events, split_at
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+PARSERS: dict[str, Any] = {
+    "openai-responses": openai_responses.parse_events,
+    "anthropic-messages": anthropic_messages.parse_events,
+    "gemini-interactions": gemini_interactions.parse_events,
+    "openai-chat": openai_chat.parse_events,
+}
+SINGLE = {
+    "openai-responses": parse_openai_responses_sse,
+    "anthropic-messages": parse_anthropic_messages_sse,
+    "gemini-interactions": parse_gemini_interactions_sse,
+    "openai-chat": parse_openai_chat_sse,
+}
+
+
+def fixture_events(contract: str) -> list[Any]:
+    events = load_fixture(FIXTURES / f"{contract.replace('-', '_')}.json").events
+    if contract == "openai-chat":
+        return openai_chat.frames_from_fixture_events(events)
+    return list(events)
+
+
+def calls(turn: Any) -> list[tuple[str, str, Any]]:
+    return [(c.call_id, c.name, c.arguments) for c in turn.calls]
+
+
+def assert_same_turn(a: Any, b: Any) -> None:
+    assert type(a) is type(b)
+    assert a.digest == b.digest
+    assert calls(a) == calls(b)
+
+
+def end_of_last_field_line(raw: bytes) -> int:
+    """Offset just past the last data line's content: any prefix up to here is cut
+    before the terminal event was dispatched."""
+    return len(raw.rstrip(b"\r\n"))
+
+
+# ------------------------------------------------------------------ examples
+
+
+def test_contract_names() -> None:
+    assert CONTRACTS == ("openai-responses", "anthropic-messages", "gemini-interactions",
+                         "openai-chat")
+
+
+@pytest.mark.parametrize("contract", CONTRACTS)
+def test_rendered_fixture_gives_the_same_turn_as_parse_events(contract: str) -> None:
+    events = fixture_events(contract)
+    expected = PARSERS[contract](events)
+    assert expected.calls
+    for seed in range(8):
+        raw = render_events(contract, events, random.Random(seed))
+        assert_same_turn(parse_sse(contract, raw), expected)
+        assert_same_turn(SINGLE[contract](raw), expected)
+        assert_same_turn(parse_sse_chunks(contract, [raw[i : i + 7] for i in range(0, len(raw), 7)]),
+                         expected)
+
+
+@pytest.mark.parametrize("contract", CONTRACTS)
+def test_prefixes_of_a_rendered_fixture_never_yield_calls(contract: str) -> None:
+    raw = render_events(contract, fixture_events(contract), random.Random(1))
+    end = end_of_last_field_line(raw)
+    # Every line boundary (where a naive reader would see whole events) and a stride.
+    cuts = {i + 1 for i, b in enumerate(raw[:end]) if b in b"\r\n"} | set(range(0, end, 97))
+    for cut in sorted(c for c in cuts if c <= end):
+        with pytest.raises(ContractError):
+            parse_sse(contract, raw[:cut])
+
+
+def test_truncated_capture_is_stream_truncated() -> None:
+    raw = render_events("openai-chat", fixture_events("openai-chat"), random.Random(0))
+    with pytest.raises(StreamTruncated):
+        parse_sse("openai-chat", raw[: len(raw) // 2])
+
+
+def test_responses_event_name_must_equal_data_type() -> None:
+    events = fixture_events("openai-responses")
+    raw = render_events("openai-responses", events, random.Random(3)).replace(
+        b"event: response.created", b"event: response.in_progress", 1
+    )
+    with pytest.raises(ProtocolViolation) as info:
+        parse_sse("openai-responses", raw)
+    assert "SSE event 0 at byte" in (info.value.where or "")
+
+
+def test_responses_event_without_event_line_is_rejected() -> None:
+    raw = b"data: " + json.dumps(fixture_events("openai-responses")[0]).encode() + b"\n\n"
+    with pytest.raises(ProtocolViolation, match="'message' != data.type"):
+        parse_sse("openai-responses", raw)
+
+
+def test_anthropic_event_name_must_equal_data_type() -> None:
+    raw = b'event: ping\ndata: {"type": "message_stop"}\n\n'
+    with pytest.raises(ProtocolViolation) as info:
+        parse_sse("anthropic-messages", raw)
+    assert "SSE event 0 at byte 0" in (info.value.where or "")
+
+
+def _gemini_raw(first_id: str) -> bytes:
+    events = fixture_events("gemini-interactions")
+    lines = []
+    for n, ev in enumerate(events):
+        lines.append(f"id: {first_id if n == 0 else ev['event_id']}")
+        lines.append("data: " + json.dumps(ev))
+        lines.append("")
+    return ("\n".join(lines) + "\n").encode()
+
+
+def test_gemini_id_line_must_agree_with_event_id() -> None:
+    events = fixture_events("gemini-interactions")
+    expected = gemini_interactions.parse_events(events)
+    assert_same_turn(parse_sse("gemini-interactions", _gemini_raw(events[0]["event_id"])),
+                     expected)
+    with pytest.raises(ProtocolViolation, match="SSE id 'other' != data.event_id") as info:
+        parse_sse("gemini-interactions", _gemini_raw("other"))
+    assert info.value.where == "SSE event 0 at byte 0"
+
+
+def test_gemini_inherited_id_that_disagrees_is_rejected() -> None:
+    # WHATWG: an event without an id line carries the last id in force; if the event
+    # has its own, different event_id, the resume cursor would point elsewhere.
+    events = fixture_events("gemini-interactions")[:2]
+    raw = (f"id: {events[0]['event_id']}\ndata: {json.dumps(events[0])}\n\n"
+           f"data: {json.dumps(events[1])}\n\n").encode()
+    with pytest.raises(ProtocolViolation, match="SSE id"):
+        parse_sse("gemini-interactions", raw)
+
+
+def test_gemini_event_name_when_present_must_equal_event_type() -> None:
+    ev = fixture_events("gemini-interactions")[0]
+    raw = f"event: step.start\ndata: {json.dumps(ev)}\n\n".encode()
+    with pytest.raises(ProtocolViolation, match="data.event_type"):
+        parse_sse("gemini-interactions", raw)
+
+
+def test_chat_done_sentinel_and_no_event_names() -> None:
+    events = fixture_events("openai-chat")
+    raw = render_events("openai-chat", events, random.Random(2)).removeprefix(b"\xef\xbb\xbf")
+    assert raw.rstrip(b"\r\n").endswith(b"data: [DONE]")
+    with pytest.raises(ProtocolViolation, match="no SSE event names"):
+        parse_sse("openai-chat", b"event: chunk\n" + raw)
+    # "[DONE]" is a sentinel only as the whole data; as JSON it is a list.
+    with pytest.raises(ContractError):
+        parse_sse("openai-chat", raw.replace(b"data: [DONE]", b'data: ["DONE"]'))
+
+
+def test_json_errors_in_data_name_the_sse_event() -> None:
+    raw = b'event: ping\ndata: {"type": "ping", "type": "ping"}\n\n'
+    with pytest.raises(StrictJSONError) as info:
+        parse_sse("anthropic-messages", raw)
+    assert "data of SSE event 0 at byte 0" in (info.value.where or "")
+
+
+def test_parser_errors_name_the_sse_event_and_byte_offset() -> None:
+    raw = b": hi\n\nevent: message_stop\ndata: {\"type\": \"message_stop\"}\n\n"
+    with pytest.raises(ProtocolViolation) as info:
+        parse_sse("anthropic-messages", raw)
+    assert "SSE event 0 at byte 6" in (info.value.where or "")
+
+
+def test_sse_layer_errors_keep_their_byte_offset() -> None:
+    with pytest.raises(ProtocolViolation) as info:
+        parse_sse("openai-chat", b"data: {}\n\ndata: \xff\n\n")
+    assert info.value.where == "byte 16"
+
+
+@pytest.mark.parametrize("contract", [None, 3, "openai", "OPENAI-CHAT", b"openai-chat"])
+def test_unknown_contract_is_a_contract_error(contract: object) -> None:
+    with pytest.raises(ContractError) as info:
+        parse_sse(contract, b"")  # type: ignore[arg-type]
+    assert info.value.where == "argument contract"
+
+
+@given(st.one_of(st.none(), st.integers(), st.text(), st.lists(st.integers()),
+                 st.just(memoryview(b"data: x\n\n")), st.just(object())),
+       st.sampled_from(CONTRACTS))
+def test_only_contract_error_escapes_for_any_data_argument(value: object, contract: str) -> None:
+    event(type(value).__name__)
+    with pytest.raises(ContractError):
+        parse_sse(contract, value)  # type: ignore[arg-type]
+    with pytest.raises(ContractError):
+        parse_sse_chunks(contract, value)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("contract", CONTRACTS)
+def test_bad_revision_is_a_contract_error(contract: str) -> None:
+    raw = render_events(contract, fixture_events(contract), random.Random(0))
+    for revision in ("1999-01-01", 5):
+        with pytest.raises(ContractError):
+            parse_sse(contract, raw, revision=revision)  # type: ignore[arg-type]
+
+
+def test_readme_raw_sse_example_runs_and_prints_what_it_says(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    readme = (FIXTURES.parent / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"### Raw SSE bytes.*?```python\n(.*?)```", readme, re.S)
+    assert block is not None
+    exec(compile(block.group(1), "README.md", "exec"), {})  # noqa: S102
+    printed = capsys.readouterr().out.splitlines()
+    claimed = [line.split("# ", 1)[1] for line in block.group(1).splitlines()
+               if "print(" in line]
+    assert printed == claimed
+
+
+# ------------------------------------------------------------------ properties
+
+
+def _events_for(contract: str, draw: Any) -> list[Any]:
+    if contract == "openai-responses":
+        return list(draw(responses_st.valid_streams())[1])
+    if contract == "anthropic-messages":
+        return list(draw(anthropic_st.valid_streams())[1])
+    if contract == "gemini-interactions":
+        return list(draw(gemini_st.rendered_streams()).events)
+    return list(draw(chat_st.rendered_streams()).frames)
+
+
+@pytest.mark.parametrize("contract", CONTRACTS)
+@given(data=st.data())
+def test_rendered_valid_stream_rechunked_gives_the_same_turn(
+    contract: str, data: st.DataObject
+) -> None:
+    events = _events_for(contract, data.draw)
+    raw = render_events(contract, events, data.draw(st.randoms(use_true_random=False)))
+    expected = PARSERS[contract](events)
+    cuts = data.draw(chunkings(raw))
+    event(f"calls: {min(len(expected.calls), 2)}")
+    event(f"pieces: {min(len(cuts) + 1, 4)}")
+    assert_same_turn(parse_sse_chunks(contract, split_at(raw, cuts)), expected)
+
+
+@pytest.mark.parametrize("contract", CONTRACTS)
+@given(data=st.data())
+def test_no_proper_prefix_of_a_rendered_stream_yields_calls(
+    contract: str, data: st.DataObject
+) -> None:
+    events = _events_for(contract, data.draw)
+    raw = render_events(contract, events, data.draw(st.randoms(use_true_random=False)))
+    end = end_of_last_field_line(raw)
+    cut = data.draw(st.integers(0, end) | st.sampled_from(
+        [i + 1 for i, b in enumerate(raw[:end]) if b in b"\r\n"] or [0]))
+    event("cut at a line boundary" if cut and raw[cut - 1] in b"\r\n" else "cut inside a line")
+    with pytest.raises(ContractError) as info:
+        parse_sse(contract, raw[:cut])
+    event(type(info.value).__name__)
