@@ -88,17 +88,17 @@ def int_bound(max_number_chars: int) -> int:
 class _Path:
     """A container's position, linked to its parent: a path is built only on error."""
 
-    __slots__ = ("parent", "step")
+    __slots__ = ("parent", "key")
 
-    def __init__(self, parent: _Path | None, step: str) -> None:
+    def __init__(self, parent: _Path | None, key: object) -> None:
         self.parent = parent
-        self.step = step
+        self.key = key
 
     def render(self, leaf: str = "") -> str:
         steps = [leaf] if leaf else []
         node: _Path | None = self
         while node is not None:
-            steps.append(node.step)
+            steps.append(str(node.key) if node.parent is None else _step(node.key))
             node = node.parent
         steps.reverse()
         text = "".join(steps)
@@ -190,7 +190,7 @@ def copy_json(
                 raise fail(LimitExceeded, f"nests deeper than {max_depth} levels", path, parent, key)
             if dict.__len__(src) > max_items:
                 raise fail(LimitExceeded, f"has more than {max_items} members", path, parent, key)
-            child = path if parent is holder else _Path(path, _step(key))
+            child = path if parent is holder else _Path(path, key)
             new_dict: dict[str, Any] = {}
             parent[key] = new_dict
             for k, v in dict.items(src):
@@ -204,7 +204,7 @@ def copy_json(
             size = list.__len__(src)
             if size > max_items:
                 raise fail(LimitExceeded, f"has more than {max_items} items", path, parent, key)
-            child = path if parent is holder else _Path(path, _step(key))
+            child = path if parent is holder else _Path(path, key)
             new_list: list[Any] = [None] * size
             parent[key] = new_list
             for i, v in enumerate(list.copy(src)):

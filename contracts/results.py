@@ -45,6 +45,16 @@ class ModelVisibleToolResult:
                 f"got {preview(self.output)}"
             )
         object.__setattr__(self, "output", str.__str__(self.output))
+        for name in ("call_id", "output"):
+            text: str = getattr(self, name)
+            if not text.isascii():
+                try:
+                    text.encode("utf-8")
+                except UnicodeEncodeError:
+                    raise ResultBindingError(
+                        f"result {name} for call {preview(self.call_id)} has a lone "
+                        "surrogate code point (not sendable as UTF-8 JSON)"
+                    ) from None
         if type(self.is_error) is not bool:
             raise ResultBindingError(
                 f"result is_error for call {preview(self.call_id)} must be a bool"

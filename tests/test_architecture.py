@@ -110,3 +110,134 @@ def test_stream_is_poisoned_after_an_error(contract: str) -> None:
         stream.feed(copy.deepcopy(events[0]))
     with pytest.raises(ContractError):
         stream.close()
+
+
+# ------------------------------------------------------------------ one shape
+
+PACKAGE_MODULES = ("__init__.py", "_tables.py", "_stream.py", "_turn.py", "continuation.py")
+CONTRACTS_DIR = ROOT / "contracts"
+
+
+def _package(contract: str) -> Path:
+    return CONTRACTS_DIR / CONTRACTS[contract][0].split(".")[-1]
+
+
+def _imports(path: Path) -> list[tuple[int, str]]:
+    """(level, module) of every import in a file: level 0 is absolute."""
+    import ast
+
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            found.append((node.level, node.module or ""))
+        elif isinstance(node, ast.Import):
+            found.extend((0, alias.name) for alias in node.names)
+    return found
+
+
+@pytest.mark.parametrize("contract", sorted(CONTRACTS))
+def test_every_contract_is_a_package_of_the_same_modules(contract: str) -> None:
+    package = _package(contract)
+    assert package.is_dir(), f"{contract}: contracts/{package.name}/ is not a package"
+    for name in PACKAGE_MODULES:
+        assert (package / name).is_file(), f"{contract}: {package.name}/{name} is missing"
+
+
+@pytest.mark.parametrize("contract", sorted(CONTRACTS))
+def test_package_init_only_reexports(contract: str) -> None:
+    import ast
+
+    tree = ast.parse((_package(contract) / "__init__.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue  # the docstring
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            continue
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [
+                "__all__"]:
+            continue
+        pytest.fail(f"{contract}: __init__.py line {node.lineno} is not a re-export")
+
+
+@pytest.mark.parametrize("contract", sorted(CONTRACTS))
+def test_continuation_never_imports_the_stream(contract: str) -> None:
+    imported = {module for _, module in _imports(_package(contract) / "continuation.py")}
+    assert "_stream" not in imported, f"{contract}: continuation.py imports the stream"
+    assert not any(m.endswith("._stream") and "contracts" in m for m in imported)
+
+
+def test_contracts_imports_only_the_standard_library_and_itself_relatively() -> None:
+    import sys
+
+    for path in sorted(CONTRACTS_DIR.rglob("*.py")):
+        for level, module in _imports(path):
+            if level:
+                continue
+            top = module.split(".")[0]
+            assert top in sys.stdlib_module_names or top == "__future__", (
+                f"{path.relative_to(ROOT)} imports {module!r}: only the standard library, "
+                "and contracts itself relatively")
+
+
+def test_every_error_class_lives_in_errors() -> None:
+    import pkgutil
+
+    import contracts
+    from contracts import errors
+
+    for info in pkgutil.walk_packages(contracts.__path__, "contracts."):
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            if isinstance(value, type) and issubclass(value, BaseException):
+                assert value.__module__ in {"contracts.errors", "builtins"}, (
+                    f"{info.name} defines error class {value.__name__}")
+                if issubclass(value, ContractError):
+                    assert getattr(errors, value.__name__) is value
+
+
+@pytest.mark.parametrize("contract", sorted(CONTRACTS))
+def test_same_names_for_the_same_concept(contract: str) -> None:
+    name, stream_class, _ = CONTRACTS[contract]
+    module = importlib.import_module(name)
+    assert isinstance(module.REVISION, str) and module.REVISION in module.REVISIONS
+    assert all(type(t).__name__ == "RevisionTables" for t in module.REVISIONS.values())
+    assert not hasattr(module, "CONTRACT_REVISION") and not hasattr(module, "PINNED_REVISION")
+    turn = module.parse_events(copy.deepcopy(_fixture_input(contract)))
+    assert turn.revision == module.REVISION
+    stream = getattr(module, stream_class)()
+    assert stream.revision == module.REVISION and stream.poisoned is False
+
+
+@pytest.mark.parametrize("contract", sorted(CONTRACTS))
+def test_turn_and_stream_satisfy_the_protocols(contract: str) -> None:
+    from contracts._protocols import CallProtocol, StreamProtocol, TurnProtocol
+
+    name, stream_class, _ = CONTRACTS[contract]
+    module = importlib.import_module(name)
+    turn = module.parse_events(copy.deepcopy(_fixture_input(contract)))
+    stream = getattr(module, stream_class)()
+    for protocol, value in ((TurnProtocol, turn), (StreamProtocol, stream)):
+        for member in protocol.__dict__:
+            if not member.startswith("_"):
+                assert hasattr(value, member), f"{contract}: {type(value).__name__}.{member}"
+    for call in turn.calls:
+        for member in ("call_id", "name", "arguments"):
+            assert hasattr(call, member)
+    assert CallProtocol is not None
+
+
+@pytest.mark.parametrize("contract", sorted(CONTRACTS))
+def test_snapshot_is_what_the_digest_covers_and_check_unchanged_sees_mutation(
+        contract: str) -> None:
+    from contracts.digest import canonical_digest
+    from contracts.errors import SnapshotMutated
+
+    module = importlib.import_module(CONTRACTS[contract][0])
+    turn = module.parse_events(copy.deepcopy(_fixture_input(contract)))
+    snapshot = turn.snapshot()
+    assert isinstance(snapshot, dict)
+    assert canonical_digest(snapshot) == turn.digest
+    turn.check_unchanged()
+    turn.calls[0].arguments["injected"] = True
+    with pytest.raises(SnapshotMutated):
+        turn.check_unchanged()
