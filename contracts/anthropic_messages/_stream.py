@@ -72,6 +72,18 @@ MAX_TOOL_NAME_CHARS: Final = 256
 _ENVELOPE_KEYS: Final = frozenset({"event", "data"})
 
 
+def _object(value: object) -> dict[str, Any] | None:
+    """``value`` if it is a plain JSON object (exactly a ``dict`` whose keys are all
+    exactly ``str``), else ``None``. Reading such a dict with ``.get`` runs no caller
+    code: every hash and equality test is ``str``'s own."""
+    if type(value) is not dict:
+        return None
+    for key in value:
+        if type(key) is not str:
+            return None
+    return value
+
+
 class _OpenBlock:
     __slots__ = ("index", "type", "spec", "block", "text", "json", "signature_done")
 
@@ -147,8 +159,10 @@ class AnthropicMessagesStream:
     ``feed(event)`` takes one envelope ``{"event": name, "data": {...}}``;
     ``close()`` returns the :class:`AnthropicMessagesTurn`. Anything raised from
     ``feed``/``close`` poisons the stream: every later call raises a
-    :class:`ContractError`. Each event is first copied (:func:`contracts._values.copy_json`,
-    one depth bound for every value), so the stream never reads a caller's object.
+    :class:`ContractError`. Events are read as exact JSON types (what the strict
+    JSON loader produces; a subclass or a non-string key is rejected) and whatever
+    the turn keeps is copied by :func:`contracts._values.copy_json` (one depth bound,
+    512, for every value), so no caller method ever runs.
 
     ``revision``: a key of :data:`REVISIONS` (``UnsupportedProviderState`` otherwise);
     ``limits``: a :class:`StreamLimits` or ``None`` for the defaults
@@ -232,23 +246,25 @@ class AnthropicMessagesStream:
 
     # -- envelope ----------------------------------------------------------
 
-    def _feed(self, raw_event: object) -> None:
+    def _feed(self, raw: object) -> None:
         n = self._events
         self._events += 1
         where = f"event {n}"
         if self._events > self._limits.max_events:
             raise LimitExceeded(f"more than {self._limits.max_events} events", where=where)
-        event = copy_json(raw_event, what="envelope", where=where)
-        if type(event) is not dict:
-            raise ProtocolViolation(f"envelope must be an object, got {preview(event)}", where=where)
+        event = _object(raw)
+        if event is None:
+            raise ProtocolViolation(
+                f"envelope must be an object with string keys, got {preview(raw)}", where=where
+            )
         extra = [k for k in event if k not in _ENVELOPE_KEYS]
         if extra:
             raise ProtocolViolation(f"envelope has unknown key {preview(extra[0])}", where=where)
         name = event.get("event")
-        data = event.get("data")
+        data = _object(event.get("data"))
         if type(name) is not str:
             raise ProtocolViolation("envelope 'event' must be a string", where=where)
-        if type(data) is not dict:
+        if data is None:
             raise ProtocolViolation("envelope 'data' must be an object", where=where)
         dtype = data.get("type")
         if type(dtype) is not str:
@@ -285,9 +301,9 @@ class AnthropicMessagesStream:
         return None
 
     def _on_error(self, data: dict[str, Any], where: str) -> None:
-        err = data.get("error")
-        etype = err.get("type") if type(err) is dict else None
-        emsg = err.get("message") if type(err) is dict else None
+        err = _object(data.get("error"))
+        etype = err.get("type") if err is not None else None
+        emsg = err.get("message") if err is not None else None
         etype_s = preview(etype, 200) if type(etype) is str else "<malformed>"
         emsg_s = preview(emsg, 500) if type(emsg) is str else "<no message>"
         raise ProviderError(
@@ -295,7 +311,7 @@ class AnthropicMessagesStream:
         )
 
     def _on_message_start(self, data: dict[str, Any], where: str) -> None:
-        message = data.get("message")
+        message = copy_json(data.get("message"), what="data.message", where=where)
         if type(message) is not dict:
             raise ProtocolViolation("message_start data.message must be an object", where=where)
         for key, kind in self._t.message_fields.items():
@@ -352,7 +368,7 @@ class AnthropicMessagesStream:
             )
         if len(self._blocks) >= self._limits.max_items:
             raise LimitExceeded(f"more than {self._limits.max_items} content blocks", where=where)
-        block = data.get("content_block")
+        block = copy_json(data.get("content_block"), what="data.content_block", where=where)
         if type(block) is not dict:
             raise ProtocolViolation("data.content_block must be an object", where=where)
         btype = block.get("type")
@@ -474,8 +490,8 @@ class AnthropicMessagesStream:
 
     def _on_block_delta(self, data: dict[str, Any], where: str) -> None:
         ob = self._current(data, "content_block_delta", where)
-        delta = data.get("delta")
-        if type(delta) is not dict:
+        delta = _object(data.get("delta"))
+        if delta is None:
             raise ProtocolViolation("data.delta must be an object", where=where)
         dtype = delta.get("type")
         if type(dtype) is not str:
@@ -512,6 +528,7 @@ class AnthropicMessagesStream:
         ob.signature_done = True
 
     def _add_citation(self, ob: _OpenBlock, value: Any, where: str) -> None:
+        value = copy_json(value, what="data.delta.citation", where=where)
         citations = ob.block.get("citations")
         if citations is None:
             ob.block["citations"] = [value]
@@ -600,8 +617,8 @@ class AnthropicMessagesStream:
             )
 
     def _on_message_delta(self, data: dict[str, Any], where: str) -> None:
-        delta = data.get("delta")
-        usage = data.get("usage")
+        delta = copy_json(data.get("delta"), what="data.delta", where=where)
+        usage = copy_json(data.get("usage"), what="data.usage", where=where)
         if type(delta) is not dict:
             raise ProtocolViolation("message_delta data.delta must be an object", where=where)
         if type(usage) is not dict:
