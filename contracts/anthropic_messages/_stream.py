@@ -464,7 +464,14 @@ class AnthropicMessagesStream:
             raise LimitExceeded(exc.message, where=where) from exc
 
     def _count_text(self, text: str, where: str) -> None:
-        self._total_text += len(text.encode("utf-8", "surrogatepass"))
+        # Streamed text is kept without a copy_json pass, so its one check is here:
+        # a lone surrogate is no JSON text (the wire cannot carry one).
+        try:
+            self._total_text += len(text.encode("utf-8"))
+        except UnicodeEncodeError:
+            raise ProtocolViolation(
+                "streamed text has a lone surrogate code point", where=where
+            ) from None
         if self._total_text > self._limits.max_total_fragment_bytes:
             raise LimitExceeded(
                 f"turn exceeds {self._limits.max_total_fragment_bytes} bytes of streamed text",
