@@ -128,7 +128,9 @@ BROKEN_TABLES: dict[str, Callable[[RevisionTables], RevisionTables]] = {
     "unknown role": lambda t: _with_block(t, "container_upload", role="attachment"),
     "delta with an unknown action": lambda t: dataclasses.replace(
         t,
-        deltas={**t.deltas, "text_delta": dataclasses.replace(t.deltas["text_delta"], action="bold")},
+        deltas={
+            **t.deltas, "text_delta": dataclasses.replace(t.deltas["text_delta"], action="bold")
+        },
     ),
     "delta with an unknown kind": lambda t: dataclasses.replace(
         t,
@@ -267,8 +269,10 @@ def test_package_all_lists_every_public_entry_point() -> None:
     assert public - modules <= set(package.__all__)
     for name in package.__all__:
         assert hasattr(package, name)
-    for name in ("AnthropicMessagesStream", "parse_events", "build_anthropic_messages_continuation"):
-        assert name in package.__all__
+    entry_points = {
+        "AnthropicMessagesStream", "parse_events", "build_anthropic_messages_continuation"
+    }
+    assert entry_points <= set(package.__all__)
 
 
 # --------------------------------------------------------------------------- protected fields
@@ -318,6 +322,20 @@ def test_the_depth_bound_is_the_shared_one_for_wire_and_tool_input() -> None:
     tools = [{"name": "f", "input_schema": {"type": "object"}}]
     body = build(turn, [ModelVisibleToolResult("c", "ok")], tools=tools)
     assert body["messages"][-2]["content"][1]["input"] == turn.calls[0].arguments
+    # The deepest retained value: a citation nested to the bound, four levels down
+    # in the snapshot (blocks[i].citations[j]); the digest check must still pass.
+    citation = {"type": "char_location", "x": _nested(511)}
+    cited = [start(), ev("content_block_start", index=0,
+                         content_block={"type": "text", "text": "a"}),
+             ev("content_block_delta", index=0,
+                delta={"type": "citations_delta", "citation": citation}),
+             ev("content_block_stop", index=0), *finish("end_turn")]
+    cited_turn = parse_events(cited)
+    cited_turn.check_unchanged()
+    assert cited_turn.blocks[0]["citations"] == [citation]
+    citation["x"] = _nested(512)
+    with pytest.raises(ContractError, match="nests deeper than 512"):
+        parse_events(cited)
     content["content"] = _nested(600)
     with pytest.raises(ContractError, match="nests deeper than 512"):
         parse_events(events)

@@ -70,6 +70,8 @@ MAX_EAGER_TOOL_NAMES: Final = 10_000
 #: Characters of one tool name in ``eager_input_streaming`` (API names are far shorter).
 MAX_TOOL_NAME_CHARS: Final = 256
 _ENVELOPE_KEYS: Final = frozenset({"event", "data"})
+#: ``eager_input_streaming``: all tools (``True``), none, or the names declared so.
+EagerOption = bool | list[str] | tuple[str, ...] | set[str] | frozenset[str]
 
 
 def _object(value: object) -> dict[str, Any] | None:
@@ -191,7 +193,7 @@ class AnthropicMessagesStream:
         *,
         revision: str = REVISION,
         limits: StreamLimits | None = None,
-        eager_input_streaming: bool | list[str] | tuple[str, ...] | frozenset[str] | set[str] = False,
+        eager_input_streaming: EagerOption = False,
     ) -> None:
         self._t: RevisionTables = check_revision(revision, REVISIONS, "anthropic_messages")
         self._limits = check_stream_limits(limits)
@@ -637,7 +639,9 @@ class AnthropicMessagesStream:
             )
         stop_sequence = delta.get("stop_sequence")
         if stop_sequence is not None and type(stop_sequence) is not str:
-            raise ProtocolViolation("data.delta.stop_sequence must be a string or null", where=where)
+            raise ProtocolViolation(
+                "data.delta.stop_sequence must be a string or null", where=where
+            )
         for key in self._t.required_delta_usage:
             if not kind_ok(usage.get(key), "int"):
                 raise ProtocolViolation(
@@ -737,7 +741,9 @@ class AnthropicMessagesStream:
             )
         )
 
-    def _recovery_reason(self, c: _ClientInput, invalid: list[_ClientInput], stop_reason: str) -> str:
+    def _recovery_reason(
+        self, c: _ClientInput, invalid: list[_ClientInput], stop_reason: str
+    ) -> str:
         if c.error is not None:
             return f"tool_use block {c.index}: {c.error}; never executed"
         if invalid:
@@ -780,7 +786,9 @@ def check_handlers(revisions: Mapping[str, RevisionTables]) -> None:
     for name, tables in revisions.items():
         missing = tables.event_types - set(_EVENT_HANDLERS)
         if missing:
-            raise RuntimeError(f"anthropic_messages revision {name}: no handler for {sorted(missing)}")
+            raise RuntimeError(
+                f"anthropic_messages revision {name}: no handler for {sorted(missing)}"
+            )
 
 
 check_handlers(REVISIONS)
@@ -791,7 +799,7 @@ def parse_events(
     *,
     revision: str = REVISION,
     limits: StreamLimits | None = None,
-    eager_input_streaming: bool | list[str] | tuple[str, ...] | frozenset[str] | set[str] = False,
+    eager_input_streaming: EagerOption = False,
 ) -> AnthropicMessagesTurn:
     """Parse a complete iterable of envelopes; see :class:`AnthropicMessagesStream`.
 

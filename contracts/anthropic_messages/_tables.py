@@ -164,7 +164,9 @@ _CORE_TRANSITIONS: Final = {
 
 
 def _with_anywhere(core: Mapping[str, Mapping[str, str]]) -> dict[str, Mapping[str, str]]:
-    return {state: {**row, **{name: state for name in ANYWHERE_EVENTS}} for state, row in core.items()}
+    return {
+        state: {**row, **{name: state for name in ANYWHERE_EVENTS}} for state, row in core.items()
+    }
 
 
 _R_2026_07_21: Final = RevisionTables(
@@ -316,7 +318,8 @@ def check_tables(revision: str, tables: RevisionTables) -> None:
             if row.get(event) != state:
                 raise _fail(revision, f"state {state!r} must accept {event!r} and keep its state")
     if used != tables.event_types:
-        raise _fail(revision, f"event types without a transition: {sorted(tables.event_types - used)}")
+        missing = sorted(tables.event_types - used)
+        raise _fail(revision, f"event types without a transition: {missing}")
     check_kinds(tables.message_fields, f"{revision} message_fields")
     if tables.message_fields.get("usage") != "object":
         raise _fail(revision, "message_fields must require 'usage' as an object")

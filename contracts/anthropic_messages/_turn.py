@@ -20,9 +20,9 @@ __all__ = [
     "verified_snapshot",
 ]
 
-#: Nesting the snapshot adds above the values it holds: a tool input sits at
-#: ``snapshot.calls[i][3]`` (three levels) and was bounded by the strict JSON
-#: loader's depth; every other value was bounded inside its event, no shallower.
+#: Nesting the snapshot adds above the values it holds, each bounded by the shared
+#: depth on its own: the deepest is a citation, at ``snapshot.blocks[i].citations[j]``
+#: (four levels); a tool input sits three levels down (``snapshot.calls[i][3]``).
 _SNAPSHOT_EXTRA_DEPTH: Final = 4
 
 
@@ -120,7 +120,7 @@ class AnthropicMessagesTurn:
             or any(type(c) is not AnthropicToolUse for c in self.calls)
             or any(type(c) is not AnthropicRecoveryCall for c in self.recovery_calls)
         ):
-            raise SnapshotMutated("turn fields were replaced after parsing")
+            raise SnapshotMutated("turn fields were replaced after parsing", where="turn")
         return {
             "revision": self.revision,
             "message": self.message,
@@ -160,7 +160,9 @@ def verified_snapshot(turn: AnthropicMessagesTurn) -> dict[str, Any]:
     """
     size = turn.snapshot_bytes
     if type(size) is not int or size < 1 or type(turn.digest) is not str:
-        raise SnapshotMutated("turn has no parse-time digest: it was not made by parsing")
+        raise SnapshotMutated(
+            "turn has no parse-time digest: it was not made by parsing", where="turn"
+        )
     limits = JSONLimits(
         max_bytes=size,
         max_depth=DEFAULT_LIMITS.max_depth + _SNAPSHOT_EXTRA_DEPTH,
@@ -170,9 +172,13 @@ def verified_snapshot(turn: AnthropicMessagesTurn) -> dict[str, Any]:
         max_values=size,
     )
     try:
-        copy = copy_json(turn.snapshot(), what="turn", error=SnapshotMutated, limits=limits)
+        copy = copy_json(
+            turn.snapshot(), what="turn", error=SnapshotMutated, where="turn", limits=limits
+        )
     except LimitExceeded as exc:
-        raise SnapshotMutated(f"snapshot changed after parsing: {exc.message}") from exc
+        raise SnapshotMutated(
+            f"snapshot changed after parsing: {exc.message}", where="turn"
+        ) from exc
     check_digest(copy, turn.digest, what="anthropic messages turn")
     result: dict[str, Any] = copy
     return result

@@ -61,7 +61,11 @@ def _text_blocks(value: Any, what: str) -> Any:
             f"{what} must be a string or a non-empty list of text blocks", where=what
         )
     for i, block in enumerate(value):
-        if type(block) is not dict or block.get("type") != "text" or type(block.get("text")) is not str:
+        if (
+            type(block) is not dict
+            or block.get("type") != "text"
+            or type(block.get("text")) is not str
+        ):
             raise ContinuationError(
                 f"{what}[{i}] must be a text block with a string 'text'", where=f"{what}[{i}]"
             )
@@ -327,7 +331,9 @@ def build_anthropic_messages_continuation(
         )
     model_name = _json_value(model, "model")
     if not kind_ok(model_name, "nonempty_str"):
-        raise ContinuationError(f"model must be a non-empty string, got {preview(model)}", where="model")
+        raise ContinuationError(
+            f"model must be a non-empty string, got {preview(model)}", where="model"
+        )
     if not kind_ok(max_tokens, "int") or max_tokens < 1:
         raise ContinuationError(
             f"max_tokens must be a positive integer, got {preview(max_tokens)}", where="max_tokens"
