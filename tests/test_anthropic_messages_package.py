@@ -263,6 +263,30 @@ def test_turn_has_the_common_shape() -> None:
         assert not hasattr(turn, gone) and not hasattr(package, gone)
 
 
+def _package_imports(module: str) -> set[str]:
+    import ast
+
+    tree = ast.parse((PACKAGE_DIR / f"{module}.py").read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level == 0:
+                found.add(f"absolute:{node.module}")
+            elif node.level == 1:
+                found.add(node.module or "")
+    return found
+
+
+def test_the_package_has_no_import_cycle_and_imports_itself_relatively() -> None:
+    order = ["_tables", "_turn", "continuation", "_stream", "__init__"]
+    for position, module in enumerate(order):
+        imports = _package_imports(module)
+        assert not {i for i in imports if i.startswith("absolute:contracts")}, module
+        later = set(order[position:]) - {"__init__"} if module != "__init__" else set()
+        assert not imports & later, f"{module} imports a module that depends on it"
+    assert "_stream" not in _package_imports("continuation")
+
+
 def test_package_all_lists_every_public_entry_point() -> None:
     public = {name for name in dir(package) if not name.startswith("_")}
     modules = {"continuation"}  # the submodule itself is public, its names re-exported

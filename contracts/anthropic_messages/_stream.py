@@ -198,7 +198,7 @@ class AnthropicMessagesStream:
         self._t: RevisionTables = check_revision(revision, REVISIONS, "anthropic_messages")
         self._limits = check_stream_limits(limits)
         self._eager_all, self._eager_names = _eager_option(eager_input_streaming)
-        self._revision: str = str.__str__(revision)
+        self._revision: str = revision
         self._poison = Poison()
         self._state = S_INITIAL
         self._events = 0
