@@ -815,22 +815,28 @@ SAMPLE_EVENTS: dict[str, dict[str, Any]] = {
 }
 
 
-def test_every_state_event_pair_outside_the_table_is_rejected() -> None:
-    tables = REVISIONS["2026-07-21"]
+@pytest.mark.parametrize("revision", sorted(REVISIONS))
+def test_every_state_event_pair_outside_the_table_is_rejected(revision: str) -> None:
+    tables = REVISIONS[revision]
     assert set(STATE_PREFIXES) == set(tables.transitions)
+    assert set(SAMPLE_EVENTS) | {"ping", "error"} == set(tables.event_types)
     checked = 0
     for state, prefix in STATE_PREFIXES.items():
         row = tables.transitions[state]
         assert row["ping"] == state and "error" in row
         for name, sample in SAMPLE_EVENTS.items():
-            stream = AnthropicMessagesStream()
+            stream = AnthropicMessagesStream(revision=revision)
             for e in copy.deepcopy(prefix):
                 stream.feed(e)
             assert stream.state == state
             if name in row:
+                # Inside the table: the event is accepted and moves to the row's state.
+                stream.feed(copy.deepcopy(sample))
+                assert stream.state == row[name]
                 continue
             with pytest.raises(ProtocolViolation, match=f"event {len(prefix)}"):
                 stream.feed(copy.deepcopy(sample))
+            assert stream.poisoned
             checked += 1
     assert checked == 5 * 6 - sum(len(r) - 2 for r in tables.transitions.values())
 

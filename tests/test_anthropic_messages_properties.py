@@ -223,6 +223,13 @@ _TWO_CALLS = [
 
 # The builder's own outputs, from the issue text (not the parser's table).
 _PROTECTED = ("model", "messages", "system", "tools", "max_tokens")
+# The rule, written out independently: a key is a protected field when its
+# case-folded letters and digits are those of one (maxTokens, max-tokens, " MODEL").
+_PROTECTED_LETTERS = {"".join(ch for ch in p if ch.isalnum()) for p in _PROTECTED}
+
+
+def _spells_protected(key: str) -> bool:
+    return "".join(ch for ch in key.casefold() if ch.isalnum()) in _PROTECTED_LETTERS
 
 
 @st.composite
@@ -231,10 +238,14 @@ def _control_keys(draw: st.DrawFn) -> tuple[str, bool]:
         name = draw(st.sampled_from(_PROTECTED))
         flips = draw(st.lists(st.booleans(), min_size=len(name), max_size=len(name)))
         cased = "".join(c.upper() if f else c for c, f in zip(name, flips, strict=True))
-        pad = st.text(alphabet=" \t\n", max_size=2)
-        return draw(pad) + cased + draw(pad), True
+        # Separators anywhere between the letters: max-tokens, max__tokens, m a x.
+        seps = st.text(alphabet=" \t\n-_.", max_size=2)
+        spelled = "".join(draw(seps) + c for c in cased.replace("_", "")) + draw(seps)
+        event("protected key spelled with separators" if spelled.strip() != cased else "cased")
+        return spelled, True
     key = draw(st.text(max_size=12))
-    return key, key.strip().casefold() in _PROTECTED
+    # An empty key is no field name at all: rejected like a protected one.
+    return key, key == "" or _spells_protected(key)
 
 
 @given(_control_keys())
