@@ -206,7 +206,8 @@ def drive(
     """Feed every event of ``events`` (an iterable), then close: ``parse_events``'s loop.
 
     A caller's iterable that is not iterable, or that raises while it is read, is
-    rejected as :class:`ProtocolViolation`; it is read at most ``max_events + 1``
+    rejected as :class:`ProtocolViolation` (a ``ContractError`` it raises, e.g. from a
+    decoding layer producing the events, passes through unchanged); it is read at most ``max_events + 1``
     times (the stream's own event limit rejects the extra one), so an endless
     iterable costs no more than a long list. Exceptions from ``feed``/``close``
     themselves pass through unchanged (anything but a ContractError there is a bug
@@ -226,6 +227,8 @@ def drive(
             event = next(iterator)
         except StopIteration:
             break
+        except ContractError:
+            raise  # a decoding layer below (SSE, strict JSON) already rejected it
         except Exception as exc:
             raise ProtocolViolation(
                 f"reading the events raised {type(exc).__name__}", where=f"event {index}"
