@@ -161,9 +161,9 @@ def test_package_init_only_reexports(contract: str) -> None:
 
 @pytest.mark.parametrize("contract", sorted(CONTRACTS))
 def test_continuation_never_imports_the_stream(contract: str) -> None:
-    imported = {module for _, module in _imports(_package(contract) / "continuation.py")}
-    assert "_stream" not in imported, f"{contract}: continuation.py imports the stream"
-    assert not any(m.endswith("._stream") and "contracts" in m for m in imported)
+    imported = _imports(_package(contract) / "continuation.py")
+    # ``.._stream`` (the shared stream helpers) is fine; ``._stream`` is the parser.
+    assert (1, "_stream") not in imported, f"{contract}: continuation.py imports the stream"
 
 
 def test_contracts_imports_only_the_standard_library_and_itself_relatively() -> None:
