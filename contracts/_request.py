@@ -11,7 +11,7 @@ case-folded letters and digits only.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from ._values import copy_json, preview
 from .errors import ContinuationError
@@ -53,18 +53,20 @@ def check_request_controls(
     """
     if request_controls is None:
         return {}
-    if not isinstance(request_controls, dict):
+    if not issubclass(type(request_controls), dict):
         raise ContinuationError(
             f"{what} must be a dict or None, got {preview(request_controls)}", where=what
         )
-    if dict.__len__(request_controls) > MAX_CONTROL_KEYS:
+    controls = cast(dict[object, Any], request_controls)
+    if dict.__len__(controls) > MAX_CONTROL_KEYS:
         raise ContinuationError(f"{what} has more than {MAX_CONTROL_KEYS} keys", where=what)
     owned = protected_keys(protected)
-    for key in dict.keys(request_controls):
-        if not isinstance(key, str) or not key:
+    for key in dict.keys(controls):
+        if not issubclass(type(key), str) or not str.__len__(cast(str, key)):
             raise ContinuationError(
                 f"{what} keys must be non-empty strings, got {preview(key)}", where=what
             )
+        key = str.__str__(cast(str, key))
         if len(key) > MAX_CONTROL_KEY_CHARS:
             raise ContinuationError(
                 f"{what} key {preview(key)} is over {MAX_CONTROL_KEY_CHARS} characters",

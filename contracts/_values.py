@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from .errors import ContractError, InvalidArgument, LimitExceeded, ProtocolViolation
 from .strict_json import DEFAULT_LIMITS, JSONLimits
@@ -46,19 +46,22 @@ def preview(value: object, limit: int = PREVIEW_CHARS) -> str:
     anything else only by its type name. ``repr``/``str`` of a caller object is never
     called: a subclass's ``__repr__`` could raise, loop or lie.
     """
-    if type(value) is str or isinstance(value, str):
-        text = str.__str__(value)
+    # type(), never isinstance(): isinstance believes a ``__class__`` property, and the
+    # builtin method below would then raise TypeError on the impostor.
+    cls = type(value)
+    if issubclass(cls, str):
+        text = str.__str__(cast(str, value))
         cut = text[:limit]
         return repr(cut) + ("..." if len(text) > limit else "")
     if value is None or value is True or value is False:
         return repr(value)
-    if isinstance(value, int):
-        number = int.__index__(value)
+    if issubclass(cls, int):
+        number = int.__index__(cast(int, value))
         if -_PREVIEW_INT < number < _PREVIEW_INT:
             return repr(number)
         return f"<int of {number.bit_length()} bits>"
-    if isinstance(value, float):
-        return repr(float.__float__(value))
+    if issubclass(cls, float):
+        return repr(float.__float__(cast(float, value)))
     return f"<{type_name(value)}>"
 
 
@@ -108,7 +111,7 @@ class _Path:
 def _step(key: object) -> str:
     if type(key) is int:
         return f"[{key}]"
-    return f".{preview(key, 40)[1:-1]}" if isinstance(key, str) else f"[{preview(key)}]"
+    return f".{preview(key, 40)[1:-1]}" if issubclass(type(key), str) else f"[{preview(key)}]"
 
 
 def copy_json(
@@ -158,8 +161,9 @@ def copy_json(
         if count > max_values:
             raise fail(LimitExceeded, f"has more than {max_values} JSON values", root, holder, 0)
         cls = type(src)
-        if cls is str or isinstance(src, str):
-            text = str.__str__(src)
+        # Dispatch on type(), never isinstance() (see preview()).
+        if issubclass(cls, str):
+            text = str.__str__(cast(str, src))
             if len(text) > max_chars:
                 raise fail(LimitExceeded, f"is a string over {max_chars} characters", path, parent, key)
             if not text.isascii():
@@ -170,8 +174,8 @@ def copy_json(
             parent[key] = text
         elif src is None or src is True or src is False:
             parent[key] = src
-        elif isinstance(src, int):
-            number = int.__index__(src)
+        elif issubclass(cls, int):
+            number = int.__index__(cast(int, src))
             if not -big < number < big:
                 raise fail(
                     LimitExceeded, f"is an integer over {bounds.max_number_chars} digits",
@@ -180,34 +184,34 @@ def copy_json(
                     key,
                 )
             parent[key] = number
-        elif isinstance(src, float):
-            real = float.__float__(src)
+        elif issubclass(cls, float):
+            real = float.__float__(cast(float, src))
             if not math.isfinite(real):
                 raise fail(error, "is a non-finite number", path, parent, key)
             parent[key] = real
-        elif isinstance(src, dict):
+        elif issubclass(cls, dict):
             if depth >= max_depth:
                 raise fail(LimitExceeded, f"nests deeper than {max_depth} levels", path, parent, key)
-            if dict.__len__(src) > max_items:
+            if dict.__len__(cast(dict[str, Any], src)) > max_items:
                 raise fail(LimitExceeded, f"has more than {max_items} members", path, parent, key)
             child = path if parent is holder else _Path(path, key)
             new_dict: dict[str, Any] = {}
             parent[key] = new_dict
-            for k, v in dict.items(src):
+            for k, v in dict.items(cast(dict[object, Any], src)):
                 if type(k) is not str:
                     raise fail(error, f"has a non-string key {preview(k)}", child, holder, 0)
                 new_dict[k] = None
                 stack.append((v, new_dict, k, depth + 1, child))
-        elif isinstance(src, list):
+        elif issubclass(cls, list):
             if depth >= max_depth:
                 raise fail(LimitExceeded, f"nests deeper than {max_depth} levels", path, parent, key)
-            size = list.__len__(src)
+            size = list.__len__(cast(list[Any], src))
             if size > max_items:
                 raise fail(LimitExceeded, f"has more than {max_items} items", path, parent, key)
             child = path if parent is holder else _Path(path, key)
             new_list: list[Any] = [None] * size
             parent[key] = new_list
-            for i, v in enumerate(list.copy(src)):
+            for i, v in enumerate(list.copy(cast(list[Any], src))):
                 stack.append((v, new_list, i, depth + 1, child))
         else:
             raise fail(error, f"is {preview(src)}, not a JSON value", path, parent, key)

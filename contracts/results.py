@@ -34,12 +34,12 @@ class ModelVisibleToolResult:
     def __post_init__(self) -> None:
         # str subclasses are stored as exact str (read through str's own method), so
         # an overridden __str__/__eq__/__hash__ cannot change what a builder sends.
-        if not isinstance(self.call_id, str) or not self.call_id:
+        if not issubclass(type(self.call_id), str) or not str.__len__(self.call_id):
             raise ResultBindingError(
                 f"result call_id must be a non-empty string, got {preview(self.call_id)}"
             )
         object.__setattr__(self, "call_id", str.__str__(self.call_id))
-        if not isinstance(self.output, str):
+        if not issubclass(type(self.output), str):
             raise ResultBindingError(
                 f"result output for call {preview(self.call_id)} must be a string, "
                 f"got {preview(self.output)}"
@@ -75,11 +75,11 @@ def bind_results(
     consumes at most one value more than there are calls, so an endless iterable
     costs no more than a finite one.
     """
-    if isinstance(call_ids, (str, bytes, bytearray)) or not isinstance(call_ids, (list, tuple)):
+    if type(call_ids) not in (list, tuple):
         raise ResultBindingError(f"call_ids must be a list or tuple, got {preview(call_ids)}")
     expected: list[str] = []
     seen: set[str] = set()
-    for call_id in call_ids:
+    for call_id in list(call_ids):
         if type(call_id) is not str or not call_id:
             raise ResultBindingError(f"call id {preview(call_id)} is not a non-empty string")
         if call_id in seen:
@@ -95,7 +95,7 @@ def bind_results(
         pairs = iter(results.items()) if isinstance(results, Mapping) else enumerate(results)
         for position, (key, value) in enumerate(pairs):
             label = preview(key) if isinstance(results, Mapping) else f"result {position}"
-            if not isinstance(value, ModelVisibleToolResult):
+            if type(value) is not ModelVisibleToolResult:
                 raise ResultBindingError(f"{label} is {preview(value)}, not ModelVisibleToolResult")
             if isinstance(results, Mapping) and (type(key) is not str or key != value.call_id):
                 raise ResultBindingError(

@@ -130,6 +130,20 @@ class Opaque:
     __bool__ = _boom
 
 
+def _impostor(cls: type) -> Any:
+    """An object whose ``__class__`` claims ``cls``: ``isinstance`` believes it."""
+
+    class Impostor:
+        __class__ = property(lambda self: cls)  # type: ignore[assignment]
+        __iter__ = _boom
+        __len__ = _boom
+        __getitem__ = _boom
+        __eq__ = _boom
+        __hash__ = _boom
+
+    return Impostor()
+
+
 def _raising_iterator() -> Iterator[Any]:
     yield {"type": "x"}
     raise Boom("iterator failed half-way")
@@ -186,6 +200,10 @@ HOSTILE: list[tuple[str, Callable[[], Any]]] = [
     ("evil-list", lambda: EvilList([{"type": "x"}])),
     ("evil-int", lambda: EvilInt(3)),
     ("evil-float", lambda: EvilFloat(0.5)),
+    ("impostor-str", lambda: _impostor(str)),
+    ("impostor-int", lambda: _impostor(int)),
+    ("impostor-dict", lambda: _impostor(dict)),
+    ("impostor-list", lambda: _impostor(list)),
     ("deep-list", lambda: _deep_list(100_000)),
     ("deep-dict", lambda: _deep_dict(100_000)),
     ("shared-explosion", lambda: _shared_explosion(60)),
