@@ -590,10 +590,17 @@ _TOOL_HANDLERS: Final[Mapping[str, Mapping[str, _ToolHandler]]] = {
     },
 }
 del _S
-for _level, _handlers in {**_HANDLERS, **_TOOL_HANDLERS}.items():
-    if set(_handlers) != LEVEL_RULES[_level]:
-        raise RuntimeError(f"openai_chat: {_level} handlers do not match the level's rules")
-del _level, _handlers
+
+
+def check_handlers(handlers: Mapping[str, Mapping[str, object]]) -> None:
+    """Raise ``RuntimeError`` unless ``handlers`` has exactly one handler per rule of
+    each level the stream dispatches (run at import on the stream's own tables)."""
+    for level, row in handlers.items():
+        if level not in LEVEL_RULES or set(row) != LEVEL_RULES[level]:
+            raise RuntimeError(f"openai_chat: {level} handlers do not match the level's rules")
+
+
+check_handlers({**_HANDLERS, **_TOOL_HANDLERS})
 
 
 def _first_identity(
