@@ -33,6 +33,7 @@ from ._turn import (
     ProgressEvent,
     RecoveryCall,
     has_product,
+    levels_of,
     read_fields,
     tables_for,
     validate_message,
@@ -54,11 +55,11 @@ _NULL: Final = 1
 _TEXT: Final = 2
 
 
-def _append(buffer: FragmentBuffer, fragment: str, where: str) -> int:
+def _append(buffer: FragmentBuffer, fragment: str, at: str, name: str) -> int:
     try:
         return buffer.append(fragment)
     except LimitExceeded as exc:
-        raise LimitExceeded(exc.message, where=where) from None
+        raise LimitExceeded(exc.message, where=f"{at}.{name}") from None
 
 
 def _error_text(error: object) -> str:
@@ -170,8 +171,9 @@ class _Text:
         self.buffer = FragmentBuffer(limit, what)
 
 
-# A handler gets (stream, field name, value or None, where) and returns whether the
-# frame progressed; a tool handler also gets the tool's bucket.
+# A handler gets (stream, field name, value or None, path of the object holding the
+# field) and returns whether the frame progressed; a tool handler also gets the
+# tool's bucket. The field's ``where`` is built only when something is raised.
 _Handler = Callable[["ChatCompletionStream", str, Any, str], bool]
 _ToolHandler = Callable[["ChatCompletionStream", "_ToolBucket", str, Any, str], bool]
 
@@ -197,8 +199,8 @@ class ChatCompletionStream:
         self._tables = tables
         self._limits = limits
         self._revision = revision
-        self._levels = tables.levels
-        self._closed = tables.closed_levels
+        self._levels = levels_of(revision)
+        self._index_field = tables.field_for("tool_delta", "tool_index")
         self._poison = Poison()
         self._state = tables.initial_state
         self._frames = 0
@@ -309,30 +311,28 @@ class ChatCompletionStream:
 
     def _level(self, level: str, value: dict[str, Any], at: str) -> None:
         handlers = _HANDLERS[level]
-        for name, spec, item in read_fields(
-            value, self._levels[level], closed=level in self._closed, label=level, at=at
-        ):
-            if handlers[spec.rule](self, name, item, f"{at}.{name}") and spec.progress:
+        for _, name, spec, item in read_fields(value, self._levels[level], at):
+            if handlers[spec.rule](self, name, item, at) and spec.progress:
                 self._kinds.add(spec.progress)
 
-    def _on_error(self, name: str, value: Any, where: str) -> bool:
-        raise ProviderError(f"provider error frame: {_error_text(value)}", where=where)
+    def _on_error(self, name: str, value: Any, at: str) -> bool:
+        raise ProviderError(f"provider error frame: {_error_text(value)}", where=f"{at}.{name}")
 
-    def _on_choices(self, name: str, value: Any, where: str) -> bool:
+    def _on_choices(self, name: str, value: Any, at: str) -> bool:
         if len(value) > 1:
             raise ProtocolViolation(
-                f"{name} has {len(value)} entries; exactly one choice is supported", where=where
+                f"{name} has {len(value)} entries; exactly one choice is supported", where=f"{at}.{name}"
             )
         if value:
             choice = value[0]
-            at = f"{where}[0]"
+            choice_at = f"{at}.{name}[0]"
             if type(choice) is not dict:
                 raise ProtocolViolation(f"choice must be an object, got {preview(choice)}",
-                                        where=at)
-            self._level("choice", choice, at)
+                                        where=choice_at)
+            self._level("choice", choice, choice_at)
         return False
 
-    def _on_first_value(self, name: str, value: Any, where: str) -> bool:
+    def _on_first_value(self, name: str, value: Any, at: str) -> bool:
         # ``id`` and ``finish_reason``: the first non-null value is fixed; an equal
         # later value is fine, a different one fails.
         if value is not None:
@@ -340,40 +340,40 @@ class ChatCompletionStream:
             if first is not None and first != value:
                 raise ProtocolViolation(
                     f"{name} {preview(value)} conflicts with the first value {preview(first)}",
-                    where=where,
+                    where=f"{at}.{name}",
                 )
             self._first_values[name] = value
         return False
 
-    def _on_usage(self, name: str, value: Any, where: str) -> bool:
+    def _on_usage(self, name: str, value: Any, at: str) -> bool:
         if value is not None:
-            self._usage = copy_json(value, what=name, where=where)
+            self._usage = copy_json(value, what=name, where=f"{at}.{name}")
         return False
 
-    def _on_choice_index(self, name: str, value: Any, where: str) -> bool:
+    def _on_choice_index(self, name: str, value: Any, at: str) -> bool:
         if value != self._tables.choice_index:
             raise ProtocolViolation(
                 f"{name} must be the integer {self._tables.choice_index}, got {preview(value)}",
-                where=where,
+                where=f"{at}.{name}",
             )
         return False
 
-    def _on_delta(self, name: str, value: Any, where: str) -> bool:
-        self._level("delta", value, where)
+    def _on_delta(self, name: str, value: Any, at: str) -> bool:
+        self._level("delta", value, f"{at}.{name}")
         return False
 
-    def _on_role(self, name: str, value: Any, where: str) -> bool:
+    def _on_role(self, name: str, value: Any, at: str) -> bool:
         if value is not None:
             if value not in self._tables.message_roles:
                 raise ProtocolViolation(
                     f"{name} must be one of {sorted(self._tables.message_roles)}, "
                     f"got {preview(value)}",
-                    where=where,
+                    where=f"{at}.{name}",
                 )
             self._role = value
         return False
 
-    def _on_text(self, name: str, value: Any, where: str) -> bool:
+    def _on_text(self, name: str, value: Any, at: str) -> bool:
         text = self._texts[name]
         if value is None:
             if text.state == _ABSENT:
@@ -382,108 +382,113 @@ class ChatCompletionStream:
         text.state = _TEXT
         if not value:
             return False
-        _append(text.buffer, value, where)
+        _append(text.buffer, value, at, name)
         return True
 
-    def _on_null_only(self, name: str, value: Any, where: str) -> bool:
+    def _on_null_only(self, name: str, value: Any, at: str) -> bool:
         if value is not None:
             raise UnsupportedProviderState(
-                f"{name} is not null; its semantics are not supported", where=where
+                f"{name} is not null; its semantics are not supported", where=f"{at}.{name}"
             )
         return False
 
-    def _on_tool_calls(self, name: str, value: Any, where: str) -> bool:
+    def _on_tool_calls(self, name: str, value: Any, at: str) -> bool:
         if value is None:
             return False
-        fields = self._levels["tool_delta"]
-        index_field = self._tables.field_for("tool_delta", "tool_index")
+        level = self._levels["tool_delta"]
+        index_field = self._index_field
         for position, entry in enumerate(value):
-            at = f"{where}[{position}]"
+            entry_at = f"{at}.{name}[{position}]"
             if type(entry) is not dict:
                 raise ProtocolViolation(f"tool delta must be an object, got {preview(entry)}",
-                                        where=at)
+                                        where=entry_at)
             # All fields are checked before the bucket is chosen by the index.
-            present = list(read_fields(entry, fields, closed=True, label="tool-delta", at=at))
-            bucket = self._bucket(entry[index_field], f"{at}.{index_field}")
-            self._tool_level("tool_delta", bucket, present, at)
+            present = list(read_fields(entry, level, entry_at))
+            bucket = self._bucket(entry[index_field], entry_at, index_field)
+            self._tool_level("tool_delta", bucket, present, entry_at)
         return False
 
     def _tool_level(
-        self, level: str, bucket: _ToolBucket, present: Iterable[tuple[str, Field, Any]], at: str
+        self,
+        level: str,
+        bucket: _ToolBucket,
+        present: Iterable[tuple[int, str, Field, Any]],
+        at: str,
     ) -> None:
         handlers = _TOOL_HANDLERS[level]
-        for name, spec, item in present:
-            if handlers[spec.rule](self, bucket, name, item, f"{at}.{name}") and spec.progress:
+        for _, name, spec, item in present:
+            if handlers[spec.rule](self, bucket, name, item, at) and spec.progress:
                 self._kinds.add(spec.progress)
 
-    def _bucket(self, tool_index: int, where: str) -> _ToolBucket:
+    def _bucket(self, tool_index: int, at: str, name: str) -> _ToolBucket:
         if not 0 <= tool_index <= self._tables.max_tool_index:
             raise ProtocolViolation(
                 f"index must be an integer from 0 to {self._tables.max_tool_index}, "
                 f"got {preview(tool_index)}",
-                where=where,
+                where=f"{at}.{name}",
             )
         bucket = self._tools.get(tool_index)
         if bucket is None:
             if len(self._tools) >= self._limits.max_items:
-                raise LimitExceeded(f"more than {self._limits.max_items} tool calls", where=where)
+                raise LimitExceeded(
+                    f"more than {self._limits.max_items} tool calls", where=f"{at}.{name}"
+                )
             bucket = _ToolBucket(tool_index, self._limits)
             self._tools[tool_index] = bucket
         return bucket
 
-    def _on_tool_id(self, bucket: _ToolBucket, name: str, value: Any, where: str) -> bool:
-        if value is None or not _first_identity(bucket.call_id, value, name, bucket, where):
+    def _on_tool_id(self, bucket: _ToolBucket, name: str, value: Any, at: str) -> bool:
+        if value is None or not _first_identity(bucket.call_id, value, name, bucket, at):
             return False
         owner = self._tool_ids.get(value)
         if owner is not None:
             raise ProtocolViolation(
                 f"{name} {preview(value)} is a duplicate tool id (already used by index {owner})",
-                where=where,
+                where=f"{at}.{name}",
             )
         bucket.call_id = value
         self._tool_ids[value] = bucket.index
         return True
 
-    def _on_tool_type(self, bucket: _ToolBucket, name: str, value: Any, where: str) -> bool:
+    def _on_tool_type(self, bucket: _ToolBucket, name: str, value: Any, at: str) -> bool:
         if value is None:
             return False
         if value not in self._tables.tool_types:
             raise ProtocolViolation(
                 f"{name} must be one of {sorted(self._tables.tool_types)} or null, "
                 f"got {preview(value)}",
-                where=where,
+                where=f"{at}.{name}",
             )
-        if not _first_identity(bucket.tool_type, value, name, bucket, where):
+        if not _first_identity(bucket.tool_type, value, name, bucket, at):
             return False
         bucket.tool_type = value
         return True
 
-    def _on_function(self, bucket: _ToolBucket, name: str, value: Any, where: str) -> bool:
+    def _on_function(self, bucket: _ToolBucket, name: str, value: Any, at: str) -> bool:
         if value is None:
             return False
-        present = read_fields(
-            value, self._levels["function_delta"], closed=True, label="tool-delta", at=where
-        )
-        self._tool_level("function_delta", bucket, present, where)
+        function_at = f"{at}.{name}"
+        present = read_fields(value, self._levels["function_delta"], function_at)
+        self._tool_level("function_delta", bucket, present, function_at)
         return False
 
-    def _on_tool_name(self, bucket: _ToolBucket, name: str, value: Any, where: str) -> bool:
+    def _on_tool_name(self, bucket: _ToolBucket, name: str, value: Any, at: str) -> bool:
         if not value:
             return False
-        _append(bucket.name, value, where)
+        _append(bucket.name, value, at, name)
         return True
 
-    def _on_tool_arguments(self, bucket: _ToolBucket, name: str, value: Any, where: str) -> bool:
+    def _on_tool_arguments(self, bucket: _ToolBucket, name: str, value: Any, at: str) -> bool:
         if value is None:
             return False
         bucket.arguments_seen = True
         if not value:
             return False
-        self._argument_bytes += _append(bucket.arguments, value, where)
+        self._argument_bytes += _append(bucket.arguments, value, at, name)
         if self._argument_bytes > self._limits.max_total_fragment_bytes:
             raise LimitExceeded(
                 f"tool arguments exceed {self._limits.max_total_fragment_bytes} bytes in total",
-                where=where,
+                where=f"{at}.{name}",
             )
         return True
 
@@ -604,7 +609,7 @@ check_handlers({**_HANDLERS, **_TOOL_HANDLERS})
 
 
 def _first_identity(
-    current: str | None, value: str, name: str, bucket: _ToolBucket, where: str
+    current: str | None, value: str, name: str, bucket: _ToolBucket, at: str
 ) -> bool:
     """Whether ``value`` is the tool's first ``name`` (an identity, never concatenated):
     an equal repeat is idempotent (False), a different value fails."""
@@ -613,7 +618,7 @@ def _first_identity(
     if current != value:
         raise ProtocolViolation(
             f"{name} {preview(value)} conflicts with {preview(current)} for index {bucket.index}",
-            where=where,
+            where=f"{at}.{name}",
         )
     return False
 
@@ -708,9 +713,8 @@ def parse_completion(body: object, *, revision: str = REVISION) -> ChatCompletio
     if type(body) is not dict:
         raise ProtocolViolation(f"body must be a JSON object, got {preview(body)}", where=at)
     values: dict[str, Any] = {}  # rule -> value
-    for name, spec, value in read_fields(
-        body, tables.levels["body"], closed=False, label="body", at=at
-    ):
+    levels = levels_of(revision)
+    for _, name, spec, value in read_fields(body, levels["body"], at):
         where = f"{at}.{name}"
         if spec.rule == "error":
             raise ProviderError(f"provider error body: {_error_text(value)}", where=where)
@@ -726,9 +730,7 @@ def parse_completion(body: object, *, revision: str = REVISION) -> ChatCompletio
     if type(choice) is not dict:
         raise ProtocolViolation(f"choice must be an object, got {preview(choice)}",
                                 where=choice_at)
-    for name, spec, value in read_fields(
-        choice, tables.levels["body_choice"], closed=False, label="choice", at=choice_at
-    ):
+    for _, name, spec, value in read_fields(choice, levels["body_choice"], choice_at):
         where = f"{choice_at}.{name}"
         if spec.rule == "choice_index" and value != tables.choice_index:
             raise ProtocolViolation(

@@ -160,9 +160,9 @@ REVISIONS: Final[Mapping[str, RevisionTables]] = {
             # provider error, reported before anything else is read.
             "chunk": {
                 "error": Field("any", "error"),
-                "choices": Field("array", "choices", required=True, nullable=False),
                 "id": Field("str", "response_id"),
                 "usage": Field("object", "usage"),
+                "choices": Field("array", "choices", required=True, nullable=False),
             },
             "choice": {
                 "index": Field("int", "choice_index", required=True, nullable=False),

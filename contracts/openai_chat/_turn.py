@@ -10,9 +10,9 @@ codec, so the three never disagree on what a valid, successful message is.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, Final, cast
 
 from .._kinds import KIND_WORDS, kind_ok
 from .._stream import check_revision
@@ -28,6 +28,8 @@ __all__ = [
     "ProgressEvent",
     "RecoveryCall",
     "has_product",
+    "Level",
+    "levels_of",
     "read_fields",
     "validate_message",
 ]
@@ -42,56 +44,123 @@ def tables_for(revision: object) -> RevisionTables:
     return check_revision(revision, REVISIONS, CONTRACT_NAME)
 
 
+# How a level is named in an unknown-field message.
+_LABELS: Final[Mapping[str, str]] = {
+    "tool_delta": "tool-delta",
+    "function_delta": "tool-delta",
+    "body_choice": "choice",
+    "tool_call": "tool call",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    """One level of one revision, prepared for :func:`read_fields`: its fields, each
+    field's position in the table with its row, the required names, closed or open,
+    its label."""
+
+    fields: Mapping[str, Field]
+    slots: Mapping[str, tuple[int, Field]]
+    required: frozenset[str]
+    closed: bool
+    label: str
+
+
+def _prepare(tables: RevisionTables) -> Mapping[str, Level]:
+    return {
+        name: Level(
+            fields=fields,
+            slots={field: (position, spec) for position, (field, spec) in enumerate(fields.items())},
+            required=frozenset(field for field, spec in fields.items() if spec.required),
+            closed=name in tables.closed_levels,
+            label=_LABELS.get(name, name),
+        )
+        for name, fields in tables.levels.items()
+    }
+
+
+_LEVELS: Final[Mapping[str, Mapping[str, Level]]] = {
+    revision: _prepare(tables) for revision, tables in REVISIONS.items()
+}
+
+
+def levels_of(revision: str) -> Mapping[str, Level]:
+    """The prepared levels of a known ``revision`` (a key of ``REVISIONS``)."""
+    return _LEVELS[revision]
+
+
 def read_fields(
-    container: dict[str, Any],
-    fields: Mapping[str, Field],
-    *,
-    closed: bool,
-    label: str,
-    at: str,
-) -> Iterator[tuple[str, Field, Any]]:
-    """Check one JSON object against its level's fields; yield them in table order.
+    container: dict[str, Any], level: Level, at: str
+) -> Iterable[tuple[int, str, Field, Any]]:
+    """Check one JSON object against its level's fields; return them in table order.
 
     ``container`` must be an exact ``dict`` (the caller checked its kind). Every key
     must be an exact ``str`` (a non-string key, or a ``str`` subclass whose
     ``__eq__``/``__hash__`` could run caller code during a lookup, is rejected before
-    any lookup); on a ``closed`` level an unknown key fails as an unknown ``label``
-    field. Then, field by field in table order, a required field must be present
-    and a present value must be ``null`` (if the field is nullable) or of the
-    field's kind; ``(name, field, value)`` is yielded for each present field before
-    the next is checked, so a field's rule runs before later fields are looked at
-    (``error`` first). Raises :class:`ProtocolViolation` with ``where`` = the
-    field's path under ``at``.
+    any lookup); on a closed level an unknown key fails as an unknown field. A
+    required field must be present and a present value must be ``null`` (if the
+    field is nullable) or of the field's kind. Gives ``(position, name, field,
+    value)`` for each present field, in table order.
+
+    When something is wrong, the fields are given one by one in table order and the
+    problem is raised in its place, so the rules of earlier fields run first (a
+    chunk's ``error`` is reported before a bad ``choices``). Raises
+    :class:`ProtocolViolation` with ``where`` = the field's path under ``at``.
     """
+    slots = level.slots
+    found: list[tuple[int, str, Field, Any]] = []
+    for key, value in container.items():
+        slot = slots.get(key) if type(key) is str else None
+        if slot is None:
+            if type(key) is not str or level.closed:
+                return _read_in_order(container, level, at)
+            continue
+        position, spec = slot
+        if (not spec.nullable) if value is None else not kind_ok(value, spec.kind):
+            return _read_in_order(container, level, at)
+        found.append((position, key, spec, value))
+    if not level.required <= container.keys():
+        return _read_in_order(container, level, at)
+    if len(found) > 1:
+        found.sort()  # positions are unique: only they are compared
+    return found
+
+
+def _read_in_order(
+    container: dict[str, Any], level: Level, at: str
+) -> Iterator[tuple[int, str, Field, Any]]:
+    fields = level.fields
     for key in container:
         if type(key) is not str:
             raise ProtocolViolation(
-                f"{preview(key)} is an unknown {label} field (not a string key)"
-                if closed
-                else f"{label} has a non-string key {preview(key)}",
+                f"{preview(key)} is an unknown {level.label} field (not a string key)"
+                if level.closed
+                else f"{level.label} has a non-string key {preview(key)}",
                 where=at,
             )
-        if closed and key not in fields:
+        if level.closed and key not in fields:
             raise ProtocolViolation(
-                f"{preview(key)} is an unknown {label} field "
+                f"{preview(key)} is an unknown {level.label} field "
                 "(its merge semantics cannot be assumed)",
                 where=f"{at}.{preview(key, 40)[1:-1]}",
             )
-    for name, spec in fields.items():
+    for position, (name, spec) in enumerate(fields.items()):
         if name not in container:
             if spec.required:
-                raise ProtocolViolation(f"{label} has no {name!r} field", where=f"{at}.{name}")
+                raise ProtocolViolation(
+                    f"{level.label} has no {name!r} field", where=f"{at}.{name}"
+                )
             continue
         value = container[name]
         if value is None and spec.nullable:
-            yield name, spec, None
-            continue
-        if not kind_ok(value, spec.kind) or value is None:
+            yield position, name, spec, None
+        elif value is not None and kind_ok(value, spec.kind):
+            yield position, name, spec, value
+        else:
             expected = KIND_WORDS[spec.kind] + (" or null" if spec.nullable else "")
             raise ProtocolViolation(
                 f"{name} must be {expected}, got {preview(value)}", where=f"{at}.{name}"
             )
-        yield name, spec, value
 
 
 def validate_message(
@@ -117,11 +186,9 @@ def validate_message(
     tables = tables_for(revision)
     if not kind_ok(message, "object"):
         raise ProtocolViolation(f"message must be an object, got {preview(message)}", where=at)
-    fields = read_fields(
-        cast(dict[str, Any], message), tables.levels["message"], closed=False, label="message",
-        at=at,
-    )
-    for name, spec, value in fields:
+    levels = levels_of(revision)
+    fields = read_fields(cast(dict[str, Any], message), levels["message"], at)
+    for _, name, spec, value in fields:
         if spec.rule == "role":
             if value not in tables.message_roles:
                 raise ProtocolViolation(
@@ -134,10 +201,12 @@ def validate_message(
                     f"{name} is not null; its semantics are not supported", where=f"{at}.{name}"
                 )
         elif spec.rule == "tool_calls" and value is not None:
-            _check_tool_calls(value, tables, f"{at}.{name}")
+            _check_tool_calls(value, tables, levels, f"{at}.{name}")
 
 
-def _check_tool_calls(tools: list[Any], tables: RevisionTables, at: str) -> None:
+def _check_tool_calls(
+    tools: list[Any], tables: RevisionTables, levels: Mapping[str, Level], at: str
+) -> None:
     seen: set[str] = set()
     id_field = tables.field_for("tool_call", "tool_id")
     for position, tool in enumerate(tools):
@@ -146,9 +215,7 @@ def _check_tool_calls(tools: list[Any], tables: RevisionTables, at: str) -> None
             raise ProtocolViolation(
                 f"tool call must be an object, got {preview(tool)}", where=tool_at
             )
-        for name, spec, value in read_fields(
-            tool, tables.levels["tool_call"], closed=False, label="tool call", at=tool_at
-        ):
+        for _, name, spec, value in read_fields(tool, levels["tool_call"], tool_at):
             if spec.rule == "tool_type" and value not in tables.tool_types:
                 raise ProtocolViolation(
                     f"type must be one of {sorted(tables.tool_types)}, got {preview(value)}",
@@ -156,10 +223,7 @@ def _check_tool_calls(tools: list[Any], tables: RevisionTables, at: str) -> None
                 )
             if spec.rule == "function":
                 # Kinds and presence are all the function level checks.
-                list(read_fields(
-                    value, tables.levels["function"], closed=False, label="function",
-                    at=f"{tool_at}.{name}",
-                ))
+                list(read_fields(value, levels["function"], f"{tool_at}.{name}"))
         call_id = tool[id_field]
         if call_id in seen:
             raise ProtocolViolation(
