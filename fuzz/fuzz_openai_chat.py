@@ -80,8 +80,8 @@ def _check_turn(turn: ChatCompletionTurn) -> None:
             tool["function"]["arguments"]
         ):
             raise RuntimeError("a released call differs from its aggregated tool")
-    turn.verify()
-    snapshot = turn.snapshot
+    turn.check_unchanged()
+    snapshot = turn.completion
     try:
         blob = encode(snapshot)
     except ContractError:

@@ -171,7 +171,7 @@ def test_row_role_only_frame_is_legal_and_not_progress() -> None:
 
 @pytest.mark.parametrize("value", [{"index": 0}, "[]", 0, True])
 def test_row_tool_calls_must_be_a_list(value: Any) -> None:
-    with pytest.raises(ProtocolViolation, match="tool_calls must be a list"):
+    with pytest.raises(ProtocolViolation, match="tool_calls must be an array"):
         parse_events([ROLE, chunk({"tool_calls": value}), DONE])
 
 
@@ -639,18 +639,18 @@ def test_executable_call_carries_provider_identity_verbatim() -> None:
 
 def test_turn_digest_detects_mutation() -> None:
     turn = parse_events([ROLE, chunk({"content": "x"}), DONE])
-    turn.verify()
+    turn.check_unchanged()
     turn.message["content"] = "y"
     with pytest.raises(SnapshotMutated):
-        turn.verify()
+        turn.check_unchanged()
 
 
-def test_turn_snapshot_is_an_independent_copy() -> None:
+def test_turn_completion_is_an_independent_copy() -> None:
     turn = parse_events([ROLE, tools_frame(full_tool(0, "c")), DONE])
-    snapshot = turn.snapshot
+    snapshot = turn.completion
     snapshot.message["tool_calls"][0]["id"] = "changed"
     assert turn.message["tool_calls"][0]["id"] == "c"
-    turn.verify()
+    turn.check_unchanged()
 
 
 # ====================================================== progress (section 5)
@@ -854,8 +854,8 @@ def test_close_twice_fails() -> None:
 def test_errors_name_event_index_and_field_path() -> None:
     with pytest.raises(ProtocolViolation) as info:
         parse_events([ROLE, chunk({}), tools_frame(full_tool(0, "c"), tool(True))])
-    assert info.value.where == "event 2"
-    assert "choices[0].delta.tool_calls[1].index" in str(info.value)
+    assert info.value.where == "event 2.choices[0].delta.tool_calls[1].index"
+    assert "choices[0].delta.tool_calls[1].index" not in info.value.message
 
 
 def test_snapshot_before_done_is_a_copy_without_calls() -> None:
@@ -1051,7 +1051,8 @@ def test_error_messages_never_render_huge_or_deep_values() -> None:
 
 
 def test_usage_with_an_integer_too_large_for_json_text_is_rejected() -> None:
-    with pytest.raises(ProtocolViolation, match="too large"):
+    # The shared JSON bound (decision 25): integers of at most 1,000 digits.
+    with pytest.raises(LimitExceeded, match="over 1000 digits"):
         parse_events([ROLE, chunk({"content": "x"}), {"choices": [], "usage": {"t": 1 << 20_000}},
                       DONE])
 

@@ -10,7 +10,7 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from contracts.digest import canonical_digest
-from contracts.errors import ContractError, ProtocolViolation
+from contracts.errors import ContractError, LimitExceeded, ProtocolViolation
 from contracts.openai_chat import (
     ChatCompletionSnapshot,
     EmptyCompletion,
@@ -181,7 +181,7 @@ def test_turn_snapshot_round_trips_with_extension_fields() -> None:
                             "message": {"role": "assistant", "content": None, "refusal": None,
                                         "annotations": [{"type": "url_citation"}],
                                         "tool_calls": [TOOL | {"x": {"y": None}}]}}]})
-    assert decode(encode(turn.snapshot)) == turn.snapshot
+    assert decode(encode(turn.completion)) == turn.completion
 
 
 # ------------------------------------------------------------- cache key
@@ -223,7 +223,7 @@ def test_key_identity_must_be_json_with_string_keys(identity: Any) -> None:
 def test_round_trip_of_an_aggregated_snapshot_is_lossless(rendered: Any) -> None:
     turn = parse_events(rendered.frames)
     event(f"tools={len(rendered.model.tools)}")
-    snapshot = turn.snapshot
+    snapshot = turn.completion
     data = encode(snapshot)
     decoded = decode(data)
     assert decoded == snapshot
@@ -234,13 +234,13 @@ def test_round_trip_of_an_aggregated_snapshot_is_lossless(rendered: Any) -> None
     decoded.message.setdefault("tool_calls", []).append({"id": "injected"})
     if decoded.usage is not None:
         decoded.usage["injected"] = True
-    assert decode(data) == snapshot == turn.snapshot
-    turn.verify()
+    assert decode(data) == snapshot == turn.completion
+    turn.check_unchanged()
 
 
 @given(completion_models())
 def test_round_trip_of_a_nonstreaming_snapshot_is_lossless(model: CompletionModel) -> None:
-    snapshot = parse_completion(model.body()).snapshot
+    snapshot = parse_completion(model.body()).completion
     event(f"content={'text' if isinstance(model.content, str) else 'other'}")
     assert decode(encode(snapshot)) == snapshot
 
@@ -257,7 +257,7 @@ json_values = st.recursive(
 @given(rendered_streams(), st.data())
 def test_a_corrupted_entry_is_a_miss_or_a_valid_product(rendered: Any, data: Any) -> None:
     """Decoding never fabricates a success from a damaged entry."""
-    document = json.loads(encode(parse_events(rendered.frames).snapshot))
+    document = json.loads(encode(parse_events(rendered.frames).completion))
     completion = document["completion"]
     target = data.draw(st.sampled_from(["entry", "completion", "message", "tool"]))
     if target == "tool" and not completion["message"].get("tool_calls"):
@@ -291,14 +291,23 @@ def test_the_two_modes_never_share_a_key(first: Any, second: Any) -> None:
 
 
 def test_encode_never_writes_an_entry_that_decode_would_miss() -> None:
-    # Python callers can hand the aggregator integers longer than strict JSON reads
-    # back (1,000-character number literals): the writer checks with the reader,
-    # so an entry is either refused or replays losslessly.
-    turn = parse_events([{"choices": [{"index": 0, "delta": {"role": "assistant",
-                                                             "content": "x"}}]},
-                         {"choices": [], "usage": {"total_tokens": 10**1500}}, "[DONE]"])
+    # Python callers can hand the aggregator and the codec values strict JSON would
+    # not read back. The aggregator copies with the shared bounds (integers of at
+    # most 1,000 digits), and the writer checks with the reader: an entry is either
+    # refused or replays losslessly.
+    with pytest.raises(LimitExceeded, match="over 1000 digits"):
+        parse_events([{"choices": [{"index": 0, "delta": {"role": "assistant",
+                                                          "content": "x"}}]},
+                      {"choices": [], "usage": {"total_tokens": 10**1500}}, "[DONE]"])
+    with pytest.raises(LimitExceeded, match="over 1000 digits"):
+        encode(ChatCompletionSnapshot({"role": "assistant", "content": "x"}, None, None,
+                                      {"total_tokens": 10**1500}))
+    # Copyable at the shared depth bound, but two levels deeper inside the entry.
+    deep: Any = {}
+    for _ in range(510):
+        deep = {"d": deep}
     with pytest.raises(ProtocolViolation, match="would not decode"):
-        encode(turn.snapshot)
+        encode(ChatCompletionSnapshot({"role": "assistant", "content": "x"}, None, None, deep))
     within = ChatCompletionSnapshot({"role": "assistant", "content": "x"}, None, None,
                                     {"total_tokens": 10**900})
     assert decode(encode(within)) == within

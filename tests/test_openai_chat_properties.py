@@ -87,7 +87,7 @@ def test_valid_streams_aggregate_to_the_model_message(rendered: RenderedStream) 
         assert turn.recovery_calls == ()
     else:
         assert [c.call_id for c in turn.recovery_calls] == [t["id"] for t in tools]
-    turn.verify()
+    turn.check_unchanged()
 
 
 def _progress_labels(rendered: RenderedStream) -> set[str]:
@@ -152,7 +152,7 @@ def test_parsing_never_mutates_the_callers_frames_and_shares_nothing_with_them(
             for choice in frame["choices"]:
                 for entry in choice["delta"].get("tool_calls") or []:
                     entry["id"] = "mutated"
-    turn.verify()
+    turn.check_unchanged()
 
 
 @given(rendered_streams(product=False))
@@ -533,7 +533,7 @@ class ChatStreamMachine(RuleBasedStateMachine):
         assert turn.message == model.message()
         assert [e.frame_index for e in turn.progress_events] == self.expected_progress
         assert bool(turn.calls) == model.executable
-        snapshot = turn.snapshot
+        snapshot = turn.completion
         assert decode(encode(snapshot)) == snapshot
 
     @precondition(lambda self: self._may_interrupt())

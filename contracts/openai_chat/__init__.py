@@ -1,0 +1,82 @@
+"""OpenAI Chat Completions: the single-choice completion snapshot, strictly.
+
+A sans-IO, per-attempt aggregator over Chat Completions stream frames (the decoded
+``data:`` payloads: each chunk as a dict, the sentinel as the literal ``"[DONE]"``)
+and a parser for the non-streaming response body. Both produce a
+:class:`ChatCompletionTurn` whose snapshot (``message``, ``finish_reason``,
+``response_id``, ``usage``) follows the aggregation table of the Chat Completions
+fidelity design, and whose executable ``calls`` are offered only after the
+terminal gate (``[DONE]``, ``finish_reason == "tool_calls"``, every call's
+arguments a strict JSON object).
+
+Every rejection is a :class:`~contracts.errors.ContractError`:
+:class:`~contracts.errors.ProviderError` (an ``error`` key, whatever its value),
+:class:`~contracts.errors.StreamTruncated` (``close()`` before ``[DONE]``),
+:class:`~contracts.errors.ProtocolViolation` (shapes, types, unknown delta fields,
+conflicts, more than one choice, frames after ``[DONE]``, incomplete tools, no
+role), :class:`EmptyCompletion` (no non-empty content and no complete tool),
+:class:`~contracts.errors.UnsupportedProviderState` (a non-null ``refusal`` or
+legacy ``function_call``; ``n`` other than 1; an unknown revision),
+:class:`~contracts.errors.LimitExceeded`.
+
+Modules: ``_tables`` (the revisions, as data), ``_turn`` (value types, message
+check), ``_stream`` (the parsers), ``continuation`` (the request side), ``cache``
+(snapshot codec and cache key).
+"""
+
+from ..errors import CacheMiss, EmptyCompletion
+from ._stream import (
+    ChatCompletionStream,
+    frames_from_fixture_events,
+    parse_completion,
+    parse_events,
+)
+from ._tables import (
+    DONE,
+    FIXTURE_DONE_EVENT,
+    PROGRESS_KINDS,
+    REVISION,
+    REVISIONS,
+    Field,
+    RevisionTables,
+)
+from ._turn import (
+    ChatCompletionSnapshot,
+    ChatCompletionTurn,
+    ChatToolCall,
+    ProgressEvent,
+    RecoveryCall,
+    has_product,
+    validate_message,
+)
+from .cache import cache_key, cache_key_object, decode, encode, try_decode
+from .continuation import check_request
+
+__all__ = [
+    "REVISION",
+    "REVISIONS",
+    "RevisionTables",
+    "Field",
+    "DONE",
+    "FIXTURE_DONE_EVENT",
+    "PROGRESS_KINDS",
+    "CacheMiss",
+    "ChatCompletionSnapshot",
+    "ChatCompletionStream",
+    "ChatCompletionTurn",
+    "ChatToolCall",
+    "EmptyCompletion",
+    "ProgressEvent",
+    "RecoveryCall",
+    "cache_key",
+    "cache_key_object",
+    "check_request",
+    "decode",
+    "encode",
+    "frames_from_fixture_events",
+    "has_product",
+    "parse_completion",
+    "parse_events",
+    "try_decode",
+    "validate_message",
+]
