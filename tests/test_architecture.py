@@ -151,7 +151,7 @@ def test_package_init_only_reexports(contract: str) -> None:
     for node in tree.body:
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
             continue  # the docstring
-        if isinstance(node, ast.ImportFrom) and node.level == 1:
+        if isinstance(node, ast.ImportFrom) and node.level >= 1:
             continue
         if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [
                 "__all__"]:

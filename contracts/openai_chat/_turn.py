@@ -360,14 +360,18 @@ class ChatCompletionTurn:
 
     def snapshot(self) -> dict[str, Any]:
         """The canonical snapshot the digest covers: the completion snapshot and the
-        identities of the released and the recovery calls (the live values, not a copy).
+        released calls as the host executes them (id, name, parsed arguments) and the
+        recovery call ids (the live values, not a copy).
         """
         return {
             "message": self.message,
             "finish_reason": self.finish_reason,
             "response_id": self.response_id,
             "usage": self.usage,
-            "call_ids": [c.call_id for c in self.calls],
+            "calls": [
+                {"call_id": c.call_id, "name": c.name, "arguments": c.arguments}
+                for c in self.calls
+            ],
             "recovery_call_ids": [c.call_id for c in self.recovery_calls],
         }
 
