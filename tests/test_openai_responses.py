@@ -31,13 +31,13 @@ from contracts.errors import (
     UnsupportedProviderState,
 )
 from contracts.fixtures import load_fixture
-from contracts.openai_responses._tables import check_tables
 from contracts.openai_responses import (
     OpenAIResponsesStream,
     build_openai_responses_continuation,
     build_openai_responses_stateless_continuation,
     parse_events,
 )
+from contracts.openai_responses._tables import check_tables
 from contracts.results import ModelVisibleToolResult
 from strategies.openai_responses import strict_tool
 

@@ -79,11 +79,11 @@ def _function_call_outputs(
 
 
 def _text(value: object, name: str, why: str = "") -> str:
-    """A non-empty caller string as an exact ``str`` (read through ``str``'s own method)."""
+    """A non-empty caller string, copied as an exact ``str`` within the JSON bounds."""
     if not isinstance(value, str):
         raise ContinuationError(f"{name} must be a non-empty string{why}, got {preview(value)}",
                                 where=name)
-    text = str.__str__(value)
+    text: str = copy_json(value, what=name, error=ContinuationError, where=name)
     if not text:
         raise ContinuationError(f"{name} must be a non-empty string{why}", where=name)
     return text
@@ -97,6 +97,16 @@ def _json_list(value: object, name: str) -> list[Any]:
         raise ContinuationError(f"{name} must be a list, got {preview(value)}", where=name)
     copied: list[Any] = copy_json(value, what=name, error=ContinuationError, where=name)
     return copied
+
+
+def _controls(request_controls: object, tables: RevisionTables) -> dict[str, Any]:
+    """The caller's request controls, copied, none of them a protected field."""
+    if isinstance(request_controls, dict):
+        # Copied first, so a key of a str subclass is rejected before anything calls
+        # its methods (the shared check reads keys as they are).
+        request_controls = copy_json(request_controls, what="request_controls",
+                                     error=ContinuationError, where="request_controls")
+    return check_request_controls(request_controls, tables.protected_request_fields)
 
 
 def _is_object_schema(node: Mapping[str, Any]) -> bool:
@@ -245,7 +255,7 @@ def build_openai_responses_continuation(
             ": they do not inherit through previous_response_id and are resent "
             "explicitly on every turn"),
     }
-    payload.update(check_request_controls(request_controls, tables.protected_request_fields))
+    payload.update(_controls(request_controls, tables))
     payload["tools"] = _require_tools(tools, checked, tables)
     payload["input"] = outputs
     return payload
@@ -313,7 +323,7 @@ def build_openai_responses_stateless_continuation(
             ": they do not inherit through previous_response_id and are resent "
             "explicitly on every turn"),
     }
-    payload.update(check_request_controls(request_controls, tables.protected_request_fields))
+    payload.update(_controls(request_controls, tables))
     payload["tools"] = _require_tools(tools, checked, tables)
     payload["input"] = prior + replayed + outputs
     return payload
