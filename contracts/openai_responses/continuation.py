@@ -211,6 +211,21 @@ def _require_tools(tools: object, turn: OpenAIResponsesTurn,
     return copied
 
 
+def _body(turn: OpenAIResponsesTurn, tables: RevisionTables, state: dict[str, Any], *,
+          model: object, instructions: object, request_controls: object, tools: object,
+          input_items: list[Any]) -> dict[str, Any]:
+    """``{"model", <state>, "instructions", <request_controls...>, "tools", "input"}``."""
+    payload: dict[str, Any] = {"model": _text(model, "model"), **state}
+    payload["instructions"] = _text(
+        instructions, "instructions",
+        ": they do not inherit through previous_response_id and are resent explicitly "
+        "on every turn")
+    payload.update(_controls(request_controls, tables))
+    payload["tools"] = _require_tools(tools, turn, tables)
+    payload["input"] = input_items
+    return payload
+
+
 def build_openai_responses_continuation(
     turn: OpenAIResponsesTurn,
     results: Iterable[ModelVisibleToolResult] | Mapping[str, ModelVisibleToolResult],
@@ -246,19 +261,9 @@ def build_openai_responses_continuation(
         raise ContinuationError(f"store must be an explicit bool, got {preview(store)}",
                                 where="store")
     outputs = _function_call_outputs(checked, results)
-    payload: dict[str, Any] = {
-        "model": _text(model, "model"),
-        "previous_response_id": checked.response_id,
-        "store": store,
-        "instructions": _text(
-            instructions, "instructions",
-            ": they do not inherit through previous_response_id and are resent "
-            "explicitly on every turn"),
-    }
-    payload.update(_controls(request_controls, tables))
-    payload["tools"] = _require_tools(tools, checked, tables)
-    payload["input"] = outputs
-    return payload
+    return _body(checked, tables, {"previous_response_id": checked.response_id, "store": store},
+                 model=model, instructions=instructions, request_controls=request_controls,
+                 tools=tools, input_items=outputs)
 
 
 def _require_prior_input(prior_input_items: object) -> list[Any]:
@@ -315,15 +320,6 @@ def build_openai_responses_stateless_continuation(
                 f"turn.output[{position}] is a reasoning item without encrypted_content; it "
                 "cannot be replayed in a stateless (store: false) request",
                 where=f"turn.output[{position}]")
-    payload: dict[str, Any] = {
-        "model": _text(model, "model"),
-        "store": False,
-        "instructions": _text(
-            instructions, "instructions",
-            ": they do not inherit through previous_response_id and are resent "
-            "explicitly on every turn"),
-    }
-    payload.update(_controls(request_controls, tables))
-    payload["tools"] = _require_tools(tools, checked, tables)
-    payload["input"] = prior + replayed + outputs
-    return payload
+    return _body(checked, tables, {"store": False},
+                 model=model, instructions=instructions, request_controls=request_controls,
+                 tools=tools, input_items=prior + replayed + outputs)
