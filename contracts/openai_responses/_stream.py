@@ -254,10 +254,7 @@ class OpenAIResponsesStream:
         if type(event) is not dict:
             raise ProtocolViolation(f"event must be a JSON object, got {preview(event)}",
                                     where=where)
-        for key in event:  # iterating an exact dict runs no caller code
-            if type(key) is not str:
-                raise ProtocolViolation(f"event has a non-string key {preview(key)}",
-                                        where=where)
+        self._object(event, "event", where, keep=False)
         event_type = event.get("type")
         if type(event_type) is not str:
             raise ProtocolViolation(
@@ -303,12 +300,25 @@ class OpenAIResponsesStream:
 
     # -- response-level events --------------------------------------------
 
-    def _copy(self, value: object, what: str, where: str) -> Any:
-        return copy_json(value, what=what, where=where)
+    def _object(self, value: dict[str, Any], what: str, where: str, *,
+                keep: bool) -> dict[str, Any]:
+        """An exact dict made safe to read with ``get``: a private ``copy_json`` copy when
+        it is kept or serialised (every value then of an exact JSON type), else the dict
+        itself once its keys are exact strings (iterating an exact dict and looking up
+        exact-str keys run no caller code; values read from it are type-checked)."""
+        if keep:
+            copied: dict[str, Any] = copy_json(value, what=what, where=where)
+            return copied
+        for key in value:
+            if type(key) is not str:
+                raise ProtocolViolation(f"{what} has a non-string key {preview(key)}",
+                                        where=where)
+        return value
 
-    def _response(self, event: dict[str, Any], event_type: str, where: str) -> dict[str, Any]:
-        """A private copy of the event's Response, its id and status checked."""
-        response: dict[str, Any] = self._copy(event["response"], "response", where)
+    def _response(self, event: dict[str, Any], event_type: str, where: str, *,
+                  keep: bool = False) -> dict[str, Any]:
+        """The event's Response (a private copy if ``keep``), its id and status checked."""
+        response = self._object(event["response"], "response", where, keep=keep)
         response_id = response.get("id")
         if type(response_id) is not str or not response_id:
             raise ProtocolViolation(
@@ -357,7 +367,7 @@ class OpenAIResponsesStream:
 
     def _on_provider_terminal(self, event: dict[str, Any], event_type: str, spec: EventSpec,
                               where: str) -> None:
-        response = self._copy(event["response"], "response", where)
+        response = self._object(event["response"], "response", where, keep=True)
         details = response.get("error") or response.get("incomplete_details")
         if type(details) is dict:
             details = details.get("code") or details.get("reason") or details.get("message")
@@ -451,6 +461,7 @@ class OpenAIResponsesStream:
         if type(caller) is not dict:
             raise ProtocolViolation(f"item.caller must be an object or null, got {preview(caller)}",
                                     where=f"{where}.item.caller")
+        caller = self._object(caller, "item.caller", where, keep=True)
         caller_type = caller.get("type")
         if type(caller_type) is not str:
             raise ProtocolViolation(
@@ -477,7 +488,9 @@ class OpenAIResponsesStream:
         if len(self._items) >= self._limits.max_items:
             raise LimitExceeded(f"more than {self._limits.max_items} output items",
                                 where=where)
-        item: dict[str, Any] = self._copy(event["item"], "item", where)
+        # Copied although not kept: the added item must be plain JSON within the bounds
+        # like its done form, not only in the fields read here.
+        item = self._object(event["item"], "item", where, keep=True)
         item_type, item_spec = self._item_shape(item, where, at_done=False)
         item_id = self._identifier(item, "id", f"{where}.item")
         if item_id in self._item_ids:
@@ -561,7 +574,7 @@ class OpenAIResponsesStream:
                 raise ProtocolViolation(
                     f"{part_spec.index_field} {index} is not the next part index "
                     f"{len(parts)}", where=index_where)
-            added: dict[str, Any] = self._copy(event["part"], "part", where)
+            added = self._object(event["part"], "part", where, keep=False)
             part_type = added.get("type")
             if type(part_type) is not str:
                 raise ProtocolViolation(f"part.type must be a string, got {preview(part_type)}",
@@ -607,11 +620,13 @@ class OpenAIResponsesStream:
                     where=f"{where}.{part_spec.text_field}")
             part.text_done = True
         elif part_spec.action == "done":
-            final: dict[str, Any] = self._copy(event["part"], "part", where)
-            if final.get("type") != part.type:
+            final = self._object(event["part"], "part", where, keep=False)
+            final_type = final.get("type")
+            if type(final_type) is not str or final_type != part.type:
                 raise ProtocolViolation(f"part.type differs from the added part {index}",
                                         where=f"{where}.part.type")
-            if final.get(part.text_field) != part.text.text():
+            final_text = final.get(part.text_field)
+            if type(final_text) is not str or final_text != part.text.text():
                 raise ProtocolViolation(
                     f"part.{part.text_field} differs from the concatenated deltas",
                     where=f"{where}.part.{part.text_field}")
@@ -654,7 +669,7 @@ class OpenAIResponsesStream:
         if not self._tables.item_transitions[state.state]:
             # A finished item accepts nothing; checked before its content is read.
             self._item_step(state, ROLE_ITEM_DONE, event_type, where)
-        item: dict[str, Any] = self._copy(event["item"], "item", where)
+        item = self._object(event["item"], "item", where, keep=True)
         item_type, _ = self._item_shape(item, where, at_done=True)
         if item_type != state.type:
             raise ProtocolViolation(
@@ -696,7 +711,7 @@ class OpenAIResponsesStream:
                       where: str) -> None:
         # A private JSON copy: the caller's event dicts can change later without
         # touching the turn, and every value in the turn is plain JSON data.
-        response = self._response(event, event_type, where)
+        response = self._response(event, event_type, where, keep=True)
         for name in self._tables.completed_null_fields:
             if response.get(name) is not None:
                 raise ProtocolViolation(f"completed response carries a non-null {name}",
