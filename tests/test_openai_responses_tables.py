@@ -721,3 +721,31 @@ def test_builders_do_not_read_caller_values_through_their_own_methods() -> None:
     # A str subclass whose methods raise is read through str's own methods.
     payload = build(turn, RESULTS, **{**kwargs, "model": RaisingStr("fixture-model")})
     assert type(payload["model"]) is str and str.__str__(payload["model"]) == "fixture-model"
+
+
+class ClassRaising:
+    """An object whose ``__class__`` raises: ``isinstance`` consults it, ``type`` does not."""
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        raise RuntimeError("__class__")
+
+
+CLASS_RAISING_CALLS: dict[str, Callable[[], Any]] = {
+    "feed": lambda: OpenAIResponsesStream().feed(ClassRaising()),
+    "parse_events events": lambda: parse_events(ClassRaising()),  # type: ignore[arg-type]
+    "revision": lambda: OpenAIResponsesStream(revision=ClassRaising()),  # type: ignore[arg-type]
+    "limits": lambda: OpenAIResponsesStream(limits=ClassRaising()),  # type: ignore[arg-type]
+    "model": lambda: BUILDERS["stateful"][0](
+        parse_events(fixture_events()), RESULTS,
+        **{**BUILDERS["stateful"][1], "model": ClassRaising()}),
+}
+
+
+@pytest.mark.xfail(strict=True, raises=RuntimeError,
+                   reason="the shared preview() and copy_json() use isinstance(), which "
+                          "reads __class__; the fix (type()/issubclass) is in shared code")
+@pytest.mark.parametrize("call", sorted(CLASS_RAISING_CALLS))
+def test_an_object_whose_class_attribute_raises_is_rejected(call: str) -> None:
+    with pytest.raises(ContractError):
+        CLASS_RAISING_CALLS[call]()

@@ -110,7 +110,7 @@ class OpenAIResponsesTurn:
         except Exception as exc:
             raise SnapshotMutated(
                 f"OpenAI Responses turn snapshot cannot be serialised any more "
-                f"({type(exc).__name__})"
+                f"({type(exc).__name__})", where="turn"
             ) from exc
 
 

@@ -21,7 +21,7 @@ Both builders return a plain JSON-compatible ``POST /v1/responses`` body that se
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from .._request import check_request_controls
 from .._values import copy_json, preview
@@ -80,7 +80,7 @@ def _function_call_outputs(
 
 def _text(value: object, name: str, why: str = "") -> str:
     """A non-empty caller string, copied as an exact ``str`` within the JSON bounds."""
-    if not isinstance(value, str):
+    if not issubclass(type(value), str):
         raise ContinuationError(f"{name} must be a non-empty string{why}, got {preview(value)}",
                                 where=name)
     text: str = copy_json(value, what=name, error=ContinuationError, where=name)
@@ -91,9 +91,10 @@ def _text(value: object, name: str, why: str = "") -> str:
 
 def _json_list(value: object, name: str) -> list[Any]:
     """A JSON copy of a caller list or tuple (tuples are read as lists)."""
-    if isinstance(value, tuple):
-        value = list(tuple.__getitem__(value, slice(None)))
-    if not isinstance(value, list):
+    # type(), not isinstance(): a caller object's __class__ is never consulted.
+    if issubclass(type(value), tuple):
+        value = list(tuple.__getitem__(cast("tuple[Any, ...]", value), slice(None)))
+    if not issubclass(type(value), list):
         raise ContinuationError(f"{name} must be a list, got {preview(value)}", where=name)
     copied: list[Any] = copy_json(value, what=name, error=ContinuationError, where=name)
     return copied
@@ -101,7 +102,7 @@ def _json_list(value: object, name: str) -> list[Any]:
 
 def _controls(request_controls: object, tables: RevisionTables) -> dict[str, Any]:
     """The caller's request controls, copied, none of them a protected field."""
-    if isinstance(request_controls, dict):
+    if issubclass(type(request_controls), dict):
         # Copied first, so a key of a str subclass is rejected before anything calls
         # its methods (the shared check reads keys as they are).
         request_controls = copy_json(request_controls, what="request_controls",
