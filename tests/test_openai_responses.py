@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ from contracts.openai_responses import (
     build_openai_responses_stateless_continuation,
     parse_events,
 )
+from contracts.openai_responses._tables import check_tables
 from contracts.results import ModelVisibleToolResult
 from strategies.openai_responses import strict_tool
 
@@ -266,10 +268,10 @@ def test_a_later_revision_may_drop_name_from_arguments_done(
     done = pinned.events["response.function_call_arguments.done"]
     required = {k: v for k, v in done.required.items() if k != "name"}
     events_table = dict(pinned.events)
-    events_table["response.function_call_arguments.done"] = oair.EventSpec(
-        done.role, required, done.item_types, done.meaning)
-    from dataclasses import replace
-    monkeypatch.setitem(oair.REVISIONS, "test-later", replace(pinned, events=events_table))
+    events_table["response.function_call_arguments.done"] = replace(done, required=required)
+    later = replace(pinned, events=events_table)
+    check_tables(later, "test-later")  # a whole revision, not a half-built one
+    monkeypatch.setitem(oair.REVISIONS, "test-later", later)  # type: ignore[index]
     events = fixture_events()
     del events[ARGS_DONE_A]["name"]
     assert len(parse_events(events, revision="test-later").calls) == 2
@@ -834,8 +836,30 @@ def test_deeply_nested_unknown_field_is_bounded() -> None:
     for _ in range(100_000):
         deep = [deep]
     events[CALL_A_ADDED]["item"]["x_deep"] = deep
-    with pytest.raises(LimitExceeded, match="nested"):
+    with pytest.raises(LimitExceeded, match="nests deeper than 512 levels"):
         parse_events(events)
+
+
+def nested_lists(levels: int) -> Any:
+    deep: Any = []
+    for _ in range(levels - 1):
+        deep = [deep]
+    return deep
+
+
+@pytest.mark.parametrize("levels, accepted", [(509, True), (510, False)])
+def test_kept_values_nest_at_most_the_one_json_depth_bound(levels: int, accepted: bool) -> None:
+    # One bound (JSONLimits.max_depth = 512) for every value the turn keeps, counted
+    # from the Response object: response > output > item > 509 lists is 512 levels.
+    # (Before the shared copier the bound was the interpreter's recursion limit.)
+    events = fixture_events()
+    for item in (events[ITEM_DONE_A]["item"], terminal_output(events)[2]):
+        item["x_deep"] = nested_lists(levels)
+    if accepted:
+        assert parse_events(events).calls[0].raw_item["x_deep"] == nested_lists(levels)
+    else:
+        with pytest.raises(LimitExceeded, match="nests deeper than 512 levels"):
+            parse_events(events)
 
 
 def test_unknown_revision_is_rejected() -> None:
@@ -1140,11 +1164,14 @@ def test_builder_rejects_a_turn_of_another_type() -> None:
             instructions="i", tools=TOOLS)
 
 
-def test_every_table_entry_is_documented() -> None:
+@pytest.mark.parametrize("revision", sorted(oair.REVISIONS))
+def test_every_table_entry_is_documented(revision: str) -> None:
     doc = (ROOT / "docs" / "openai_responses.md").read_text(encoding="utf-8")
-    spec = oair.REVISIONS[oair.CONTRACT_REVISION]
+    spec = oair.REVISIONS[revision]
     names = [*spec.events, *spec.unmodeled_events, *spec.items, *spec.unmodeled_items,
-             *spec.item_statuses, *spec.response_statuses, *spec.caller_types]
+             *spec.item_statuses, *spec.response_statuses, *spec.caller_types,
+             *spec.states, *spec.item_states, *spec.protected_request_fields,
+             *spec.tool_fields, revision]
     missing = [name for name in names if f"`{name}`" not in doc]
     assert not missing
 
