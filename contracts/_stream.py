@@ -213,7 +213,7 @@ def drive(
     themselves pass through unchanged (anything but a ContractError there is a bug
     the fuzzers must see).
     """
-    if isinstance(events, (str, bytes, bytearray, Mapping)):
+    if issubclass(type(events), (str, bytes, bytearray, Mapping)):
         raise ProtocolViolation(f"events must be an iterable of events, got {preview(events)}")
     try:
         iterator = iter(events)  # type: ignore[call-overload]

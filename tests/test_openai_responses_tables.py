@@ -742,9 +742,6 @@ CLASS_RAISING_CALLS: dict[str, Callable[[], Any]] = {
 }
 
 
-@pytest.mark.xfail(strict=True, raises=RuntimeError,
-                   reason="the shared preview() and copy_json() use isinstance(), which "
-                          "reads __class__; the fix (type()/issubclass) is in shared code")
 @pytest.mark.parametrize("call", sorted(CLASS_RAISING_CALLS))
 def test_an_object_whose_class_attribute_raises_is_rejected(call: str) -> None:
     with pytest.raises(ContractError):
