@@ -335,7 +335,7 @@ def fuzz_cases(opts: Options) -> list[Record]:
 # --- case 6: hypothesis state machines ------------------------------------------------
 
 _MACHINES = re.compile(r"^(Test\w+Machine) = \w+\.TestCase", re.MULTILINE)
-_PASSING = re.compile(r"(\d+) passing examples")
+_PASSING = re.compile(r"(\d+) passing")
 _GENERATE = re.compile(r"during generate phase \(([\d.]+) seconds\)")
 
 
