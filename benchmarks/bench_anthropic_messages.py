@@ -21,46 +21,15 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from contracts.anthropic_messages import AnthropicMessagesStream, parse_events  # noqa: E402
+from fuzz._bench_data import anthropic_stream  # noqa: E402
 
 TARGET_EVENTS = 2_000
 
 
-def ev(name: str, **data: Any) -> dict[str, Any]:
-    return {"event": name, "data": {"type": name, **data}}
-
-
 def two_call_stream(total: int = TARGET_EVENTS) -> list[dict[str, Any]]:
     """message_start, a text block, two tool_use blocks sharing the deltas, terminal."""
-    fixed = 17  # start, ping, text block (3), per call 5 besides its deltas, delta + stop
-    per_call = (total - fixed) // 2
-    events = [
-        ev("message_start", message={
-            "id": "bench-message", "type": "message", "role": "assistant", "content": [],
-            "model": "bench-model", "stop_reason": None, "stop_sequence": None,
-            "usage": {"input_tokens": 100, "output_tokens": 1}}),
-        ev("ping"),
-        ev("content_block_start", index=0, content_block={"type": "text", "text": ""}),
-        ev("content_block_delta", index=0, delta={"type": "text_delta", "text": "Working on it."}),
-        ev("content_block_stop", index=0),
-    ]
-    for index, call_id in ((1, "bench-call-A"), (2, "bench-call-B")):
-        events.append(ev("content_block_start", index=index, content_block={
-            "type": "tool_use", "id": call_id, "name": "write_lines", "input": {}}))
-        events.append(ev("content_block_delta", index=index,
-                         delta={"type": "input_json_delta", "partial_json": '{"lines": ["'}))
-        for i in range(per_call):
-            events.append(ev("content_block_delta", index=index,
-                             delta={"type": "input_json_delta", "partial_json": f"line {i} é\\n"}))
-        events.append(ev("content_block_delta", index=index,
-                         delta={"type": "input_json_delta", "partial_json": '"]}'}))
-        events.append(ev("content_block_stop", index=index))
-        events.append(ev("ping"))
-    events.append(ev("message_delta", delta={"stop_reason": "tool_use", "stop_sequence": None},
-                     usage={"output_tokens": 4_000}))
-    events.append(ev("message_stop"))
-    while len(events) < total:
-        events.insert(1, ev("ping"))
-    return events[:total] if len(events) > total else events
+    events, _ = anthropic_stream(total)
+    return events
 
 
 def best_of(repeat: int, fn: Any) -> float:

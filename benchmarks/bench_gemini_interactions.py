@@ -21,45 +21,14 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from contracts.gemini_interactions import parse_events  # noqa: E402
+from fuzz._bench_data import gemini_stream  # noqa: E402
 
 N_EVENTS = 2_000
 REPEATS = 7
 
 
 def build_events(with_event_ids: bool) -> list[dict[str, Any]]:
-    n_deltas = N_EVENTS - 6
-    events: list[dict[str, Any]] = [
-        {"event_type": "interaction.created",
-         "interaction": {"id": "interaction-bench", "status": "in_progress"}},
-        {"event_type": "step.start", "index": 0,
-         "step": {"type": "function_call", "id": "call-a", "name": "lookup_order",
-                  "arguments": {}}},
-        {"event_type": "step.start", "index": 1,
-         "step": {"type": "function_call", "id": "call-b", "name": "lookup_customer",
-                  "arguments": {}}},
-    ]
-    per_call = n_deltas // 2
-    fragments: dict[int, list[str]] = {}
-    for index in (0, 1):
-        body = ",".join(f'"k{i}":"value-{index}-{i}"' for i in range(per_call - 2))
-        fragments[index] = ["{", *[p + "," for p in body.split(",")[:-1]],
-                            body.split(",")[-1], "}"]
-    for i in range(per_call):
-        for index in (0, 1):
-            events.append({"event_type": "step.delta", "index": index,
-                           "delta": {"type": "arguments_delta",
-                                     "arguments": fragments[index][i]}})
-    events.append({"event_type": "step.stop", "index": 1})
-    events.append({"event_type": "step.stop", "index": 0})
-    events.append({"event_type": "interaction.completed",
-                   "interaction": {"id": "interaction-bench", "status": "requires_action",
-                                   "usage": {"total_input_tokens": 10,
-                                             "total_output_tokens": 2000}}})
-    if with_event_ids:
-        for n, e in enumerate(events):
-            e["event_id"] = f"ev-{n:06d}"
-    if len(events) != N_EVENTS:
-        raise SystemExit(f"built {len(events)} events, expected {N_EVENTS}")
+    events, _ = gemini_stream(N_EVENTS, with_event_ids=with_event_ids)
     return events
 
 

@@ -27,50 +27,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from contracts import strict_json  # noqa: E402
 from contracts.openai_chat import DONE, ChatCompletionStream, parse_events  # noqa: E402
+from fuzz._bench_data import chat_stream  # noqa: E402
 
 TARGET_CHUNKS = 2_000
-RESPONSE_ID = "chatcmpl-bench"
-
-
-def _chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-    return {
-        "id": RESPONSE_ID, "object": "chat.completion.chunk", "created": 1_784_592_000,
-        "model": "bench-model",
-        "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}],
-    }
 
 
 def two_call_stream(total: int = TARGET_CHUNKS) -> list[dict[str, Any]]:
     """The benchmark's chunks (without the ``[DONE]`` sentinel)."""
-    chunks = [
-        _chunk({"role": "assistant", "content": None, "refusal": None}),
-        _chunk({"tool_calls": [
-            {"index": 0, "id": "call-A", "type": "function",
-             "function": {"name": "lookup_order", "arguments": ""}},
-            {"index": 1, "id": "call-B", "type": "function",
-             "function": {"name": "lookup_order", "arguments": ""}},
-        ]}),
-    ]
-    fragments = total - 4
-    per_call = fragments // 2
-    for step in range(per_call):
-        for call in (0, 1):
-            if step == 0:
-                piece = '{"items":['
-            elif step == per_call - 1:
-                piece = f'"item-{call}-{step}"]}}'
-            else:
-                piece = f'"item-{call}-{step}",'
-            chunks.append(_chunk({"tool_calls": [{"index": call,
-                                                  "function": {"arguments": piece}}]}))
-    chunks.append(_chunk({}, finish="tool_calls"))
-    chunks.append({"id": RESPONSE_ID, "object": "chat.completion.chunk",
-                   "created": 1_784_592_000, "model": "bench-model", "choices": [],
-                   "usage": {"prompt_tokens": 120, "completion_tokens": 2_000,
-                             "total_tokens": 2_120}})
-    if len(chunks) != total:
-        raise SystemExit(f"benchmark stream has {len(chunks)} chunks, wanted {total}")
-    return chunks
+    frames, _ = chat_stream(total)
+    return frames[:-1]
 
 
 def best_of(repeat: int, function: Callable[[], object]) -> float:

@@ -24,51 +24,14 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from contracts.openai_responses import parse_events  # noqa: E402
+from fuzz._bench_data import responses_stream  # noqa: E402
 
 EVENTS = 2_000
-DELTAS = 1_990
 
 
 def two_call_stream() -> list[dict[str, Any]]:
     """A valid 2,000-event stream: two calls, deltas alternating between them."""
-    response = {"id": "response-bench", "object": "response", "status": "in_progress",
-                "model": "fixture-model", "output": []}
-    calls = []
-    for n in range(2):
-        per_call = DELTAS // 2
-        fragments = ['{"rows":['] + [f'{i},' for i in range(per_call - 2)] + ['-1]}']
-        calls.append({"id": f"function-item-{n}", "call_id": f"call-{n}",
-                      "name": "lookup_order", "fragments": fragments,
-                      "arguments": "".join(fragments)})
-    events: list[dict[str, Any]] = [
-        {"type": "response.created", "response": dict(response)},
-        {"type": "response.in_progress", "response": dict(response)},
-        {"type": "response.in_progress", "response": dict(response)},
-    ]
-    for n, call in enumerate(calls):
-        events.append({"type": "response.output_item.added", "output_index": n, "item": {
-            "id": call["id"], "type": "function_call", "status": "in_progress",
-            "call_id": call["call_id"], "name": call["name"], "arguments": ""}})
-    for i in range(DELTAS // 2):
-        for n, call in enumerate(calls):
-            events.append({"type": "response.function_call_arguments.delta",
-                           "item_id": call["id"], "output_index": n,
-                           "delta": call["fragments"][i]})
-    done_items = []
-    for n, call in enumerate(calls):
-        events.append({"type": "response.function_call_arguments.done", "item_id": call["id"],
-                       "output_index": n, "name": call["name"],
-                       "arguments": call["arguments"]})
-    for n, call in enumerate(calls):
-        item = {"id": call["id"], "type": "function_call", "status": "completed",
-                "call_id": call["call_id"], "name": call["name"],
-                "arguments": call["arguments"]}
-        done_items.append(item)
-        events.append({"type": "response.output_item.done", "output_index": n, "item": item})
-    events.append({"type": "response.completed",
-                   "response": {**response, "status": "completed", "output": done_items}})
-    for seq, event in enumerate(events):
-        event["sequence_number"] = seq
+    events, _ = responses_stream(EVENTS)
     return events
 
 

@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from contracts import strict_json  # noqa: E402
 from contracts.errors import ContractError  # noqa: E402
+from fuzz._bench_data import provider_event  # noqa: E402
 
 
 def paired(
@@ -53,100 +54,6 @@ def paired(
                 fn()
             best[index] = min(best[index], (time.perf_counter() - start) / calls)
     return best[0], best[1]
-
-
-def provider_event() -> dict[str, Any]:
-    """A synthetic Responses ``response.completed`` event of about 2 KB."""
-    arguments = json.dumps(
-        {"location": "Zürich, CH", "unit": "celsius", "days": 3, "include": ["wind", "uv"]}
-    )
-    return {
-        "type": "response.completed",
-        "sequence_number": 57,
-        "response": {
-            "id": "r-3f9a1c0b7e2d4a58",
-            "object": "response",
-            "created_at": 1784630400,
-            "status": "completed",
-            "error": None,
-            "incomplete_details": None,
-            "instructions": "You are a careful assistant. Call tools when needed.",
-            "max_output_tokens": 2048,
-            "model": "model-2026-07-21",
-            "output": [
-                {
-                    "type": "reasoning",
-                    "id": "rs-0a1b2c3d4e5f",
-                    "summary": [{"type": "summary_text", "text": "Need the forecast first."}],
-                },
-                {
-                    "type": "function_call",
-                    "id": "fc-5e6f7a8b9c0d",
-                    "call_id": "call-71c2d9e04b3a",
-                    "name": "get_weather",
-                    "arguments": arguments,
-                    "status": "completed",
-                },
-                {
-                    "type": "function_call",
-                    "id": "fc-1d2e3f4a5b6c",
-                    "call_id": "call-82d3ea15c4b9",
-                    "name": "get_time",
-                    "arguments": json.dumps({"timezone": "Europe/Zurich"}),
-                    "status": "completed",
-                },
-            ],
-            "parallel_tool_calls": True,
-            "previous_response_id": None,
-            "reasoning": {"effort": "medium", "summary": "auto"},
-            "store": False,
-            "temperature": 1.0,
-            "text": {"format": {"type": "text"}, "verbosity": "medium"},
-            "tool_choice": "auto",
-            "tools": [
-                {
-                    "type": "function",
-                    "name": "get_weather",
-                    "description": "Current weather and a short forecast for a place.",
-                    "strict": True,
-                    "parameters": {
-                        "type": "object",
-                        "properties": {
-                            "location": {"type": "string"},
-                            "unit": {"type": "string", "enum": ["celsius", "fahrenheit"]},
-                            "days": {"type": "integer", "minimum": 1, "maximum": 7},
-                            "include": {"type": "array", "items": {"type": "string"}},
-                        },
-                        "required": ["location", "unit", "days", "include"],
-                        "additionalProperties": False,
-                    },
-                },
-                {
-                    "type": "function",
-                    "name": "get_time",
-                    "description": "Current local time in an IANA time zone.",
-                    "strict": True,
-                    "parameters": {
-                        "type": "object",
-                        "properties": {"timezone": {"type": "string"}},
-                        "required": ["timezone"],
-                        "additionalProperties": False,
-                    },
-                },
-            ],
-            "top_p": 1.0,
-            "truncation": "disabled",
-            "usage": {
-                "input_tokens": 412,
-                "input_tokens_details": {"cached_tokens": 0},
-                "output_tokens": 96,
-                "output_tokens_details": {"reasoning_tokens": 64},
-                "total_tokens": 508,
-            },
-            "user": None,
-            "metadata": {},
-        },
-    }
 
 
 def ratio_line(label: str, data: bytes | str, *, slow: bool = False) -> None:

@@ -20,26 +20,27 @@ Every rejection is a :class:`~contracts.errors.StrictJSONError` or a
 byte offset (``bytes`` input) or character offset (``str`` input). No other
 exception escapes, for any argument.
 
-How it works: the argument checks and the size check come first. Then, when a
-handful of linear scans prove that no limit can be reached (few enough commas for
-the item limits, no string literal over the string limit, no lone surrogate
-escape, ...), the document goes through the C scanner of :mod:`json` with hooks that
-reject duplicate keys, non-finite numbers and long number literals; a document it
-accepts is then checked against the depth limit (only when it has more brackets
-than the limit). Every other document, and every document that fast path does not
-accept, goes through an iterative parser (explicit stack, no recursion) that checks
-each limit before doing the work the limit protects against and locates the error.
-Both paths are linear in time and memory in the size of the input.
+How it works: the argument checks and the size check come first. Then the
+document goes through the C scanner of :mod:`json` with hooks that reject duplicate
+keys, non-finite numbers and long number literals, unless a pre-scan finds a lone
+surrogate escape or a string literal that could be over the string limit. The
+depth, item and value limits of a document the scanner accepted are proved from its
+size alone when it is small, else from counts of brackets and commas in its text,
+else measured exactly on the decoded value (a walk over its containers, level by
+level, with C-level steps). Every document that fast path does not accept goes
+through an iterative parser (explicit stack, no recursion) that checks each limit
+before doing the work the limit protects against and locates the error. Both paths
+are linear in time and memory in the size of the input.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import json.decoder
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, fields
-from itertools import accumulate
 from typing import Any, Final, NoReturn, cast
 
 from .errors import LimitExceeded, StrictJSONError
@@ -141,13 +142,8 @@ _NO_LONE_SURROGATE_ESCAPE: Final = re.compile(
 # literal runs to the end of the text and the scan never restarts inside it: with a
 # required closing quote, a failed match is retried from every escaped quote it
 # contains (quadratic in the text). Possessive for the same reason as
-# ``_NO_LONE_SURROGATE_ESCAPE`` above. For the depth scan: everything that is not
-# a bracket.
+# ``_NO_LONE_SURROGATE_ESCAPE`` above.
 _STRING_LITERAL: Final = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"?', re.DOTALL)
-_NOT_BRACKET: Final = re.compile(r"[^\[\]{}]+")
-_BRACKET_STEP: Final = tuple(
-    1 if byte in b"[{" else -1 if byte in b"]}" else 0 for byte in range(256)
-)
 _INFINITIES: Final = (float("inf"), float("-inf"))
 
 # The C string scanner of the json module: validates escapes and control characters
@@ -176,11 +172,14 @@ def loads(data: bytes | str, *, limits: JSONLimits | None = None) -> Any:
     that class, every field a positive ``int``). Never raises anything else.
     """
     if limits is None:
-        limits = DEFAULT_LIMITS
-    _check_limits(limits)
+        # A private copy: DEFAULT_LIMITS itself can be tampered with (see
+        # _check_limits), this one is never handed out.
+        limits = _DEFAULTS
+    else:
+        _check_limits(limits)
     # type(), not isinstance(): isinstance() believes a ``__class__`` property.
     kind = type(data)
-    if issubclass(kind, bytes):
+    if kind is bytes or issubclass(kind, bytes):
         text = _decode_utf8(cast(bytes, data), bytes, limits)
         from_bytes = True
     elif issubclass(kind, bytearray):
@@ -206,6 +205,7 @@ def loads(data: bytes | str, *, limits: JSONLimits | None = None) -> Any:
 
 
 _LIMIT_FIELDS: Final = tuple(field.name for field in fields(JSONLimits))
+_DEFAULTS: Final = JSONLimits()
 
 
 def _check_limits(limits: object) -> None:
@@ -227,9 +227,12 @@ def _check_limits(limits: object) -> None:
 def _decode_utf8(
     data: bytes | bytearray, base: type[bytes] | type[bytearray], limits: JSONLimits
 ) -> str:
-    # Size first (no copy of an oversized buffer), then BOM, then one strict decode:
-    # the resulting str is immune to later mutation of a bytearray. Every method is
-    # taken from ``base``, so a subclass's overrides are never called.
+    # Size first (no copy of an oversized buffer), then one strict decode: the
+    # resulting str is immune to later mutation of a bytearray. Every method is
+    # taken from ``base``, so a subclass's overrides are never called. A byte order
+    # mark is found after decoding: the UTF-8 one decodes to U+FEFF, and every other
+    # one starts with a byte that is never valid UTF-8 (0xFE, 0xFF, or 0x00 0x00
+    # 0xFE), so it is named on the error path.
     methods: Any = base
     size: int = methods.__len__(data)
     if size > limits.max_bytes:
@@ -237,15 +240,17 @@ def _decode_utf8(
             f"document is {size} bytes, over the limit of {limits.max_bytes}",
             where="byte offset 0",
         )
-    for mark, name in _BOMS:
-        if methods.startswith(data, mark):
-            raise StrictJSONError(f"byte order mark ({name})", where="byte offset 0")
     try:
         text: str = methods.decode(data, "utf-8")
     except UnicodeDecodeError as exc:
+        for mark, name in _BOMS:
+            if methods.startswith(data, mark):
+                raise StrictJSONError(f"byte order mark ({name})", where="byte offset 0") from None
         raise StrictJSONError(
             f"invalid UTF-8 ({exc.reason})", where=f"byte offset {exc.start}"
         ) from None
+    if text[:1] == "\ufeff":
+        raise StrictJSONError("byte order mark (UTF-8)", where="byte offset 0")
     return text
 
 
@@ -287,10 +292,11 @@ def _where(text: str, pos: int, from_bytes: bool) -> str:
 
 # ---------------------------------------------------------------------------
 # Fast path: the json module's C scanner, used only when linear pre-scans prove that
-# no limit but the depth can be reached and no lone surrogate escape occurs; its
-# hooks reject what json.loads would let through, and the depth of what it accepts
-# is checked after it. It never rejects on its own: anything it does
-# not accept is handed to the iterative parser, which decides and locates the error.
+# no string can be over its limit, no lone surrogate escape occurs and (for a large
+# document) the value limit cannot be reached; its hooks reject what json.loads
+# would let through, and the depth and items of what it accepts are checked after
+# it. It never rejects on its own: anything it does not accept is handed to the
+# iterative parser, which decides and locates the error.
 
 _NOT_ACCEPTED: Final = object()
 
@@ -334,79 +340,134 @@ def _fast_decoder(max_number_chars: int) -> json.JSONDecoder:
 
 
 _DEFAULT_DECODER: Final = _fast_decoder(DEFAULT_LIMITS.max_number_chars)
+# The C scanner itself: JSONDecoder.decode adds two Python frames around it. It
+# returns (value, end) and raises StopIteration when no value starts at the index.
+_Scan = Callable[[str, int], tuple[Any, int]]
+_DEFAULT_SCAN: Final[_Scan] = _DEFAULT_DECODER.scan_once  # type: ignore[attr-defined]
 
 
 def _fast_path(text: str, limits: JSONLimits) -> Any:
-    opened = text.count("[")
-    commas = text.count(",")
-    # Counts over the raw text include brackets, commas and colons inside strings,
-    # so each sum is an upper bound of the quantity it guards.
-    if (
-        commas + 1 > limits.max_container_items
-        or 1 + opened + commas + text.count(":") > limits.max_values
-    ):
-        return _NOT_ACCEPTED
+    size = len(text)
     # A literal is at least as long as its decoded string plus the two quotes.
     if (
-        len(text) - 2 > limits.max_string_chars
+        size - 2 > limits.max_string_chars
         and max(map(len, _STRING_LITERAL.findall(text)), default=0) - 2 > limits.max_string_chars
     ):
         return _NOT_ACCEPTED
     if (
-        _SURROGATE_ESCAPE.search(text) is not None
+        "\\u" in text
+        and _SURROGATE_ESCAPE.search(text) is not None
         and _NO_LONE_SURROGATE_ESCAPE.fullmatch(text) is None
     ):
         return _NOT_ACCEPTED
-    decoder = (
-        _DEFAULT_DECODER
-        if limits.max_number_chars == DEFAULT_LIMITS.max_number_chars
-        else _fast_decoder(limits.max_number_chars)
+    # A valid document has at most ``size`` values, at most (size - 1) // 2 items in
+    # one container and nests at most size // 2 levels. The value limit bounds the
+    # memory of what the scanner builds, so it is settled before the scanner runs:
+    # counts over the raw text (brackets, commas and colons inside strings counted
+    # too) give an upper bound.
+    counted: tuple[int, int] | None = None
+    if size > limits.max_values:
+        counted = _counts(text)
+        if 1 + sum(counted) + text.count(":") > limits.max_values:
+            return _NOT_ACCEPTED
+    scan: _Scan = (
+        _DEFAULT_SCAN
+        if limits.max_number_chars == _DEFAULTS.max_number_chars
+        else _fast_decoder(limits.max_number_chars).scan_once  # type: ignore[attr-defined]
     )
+    start = 0
+    if text[0] in _WS_CHARS:
+        start = _WS.match(text).end()  # type: ignore[union-attr]
     try:
-        value = decoder.decode(text)
-    except (_NotStrict, ValueError, RecursionError):
+        value, end = scan(text, start)
+    except (_NotStrict, ValueError, RecursionError, StopIteration):
         # ValueError: syntax (JSONDecodeError) or the interpreter's int digit guard;
-        # RecursionError: nesting beyond the interpreter's recursion limit, or the
-        # caller's own stack was already deep. The iterative parser decides.
+        # StopIteration: no value at ``start``; RecursionError: nesting beyond the
+        # interpreter's recursion limit, or the caller's own stack was already deep.
+        # The iterative parser decides.
         return _NOT_ACCEPTED
-    # The exact depth can cost a Python-level step per bracket, so it is measured
-    # only for a document the scanner accepted (then it is valid JSON and the scan
-    # is exact) and only when the bracket count leaves the limit in doubt. The
-    # scanner itself recursed at most to the interpreter's limit: RecursionError.
-    if opened + text.count("{") > limits.max_depth and _deeper_than(text, limits.max_depth):
+    if end != size and _WS.match(text, end).end() != size:  # type: ignore[union-attr]
         return _NOT_ACCEPTED
+    # The scanner accepted: the document is valid JSON. Depth and items next, each
+    # only when the size leaves it in doubt: by counts for a small document (cheap
+    # at that size), else by a walk over the value that gives up when it would cost
+    # more than counting (many small values), then by counts, and a full walk only
+    # when the counts leave a limit in doubt. A document of long strings walks in a
+    # few steps, where counting its text would cost a third of decoding it.
+    max_depth = limits.max_depth
+    max_items = limits.max_container_items
+    depth_doubt = size // 2 > max_depth
+    items_doubt = (size - 1) // 2 > max_items
+    if not (depth_doubt or items_doubt):
+        return value
+    if counted is None and size <= _COUNT_FIRST:
+        counted = _counts(text)
+    if counted is None:
+        measured = _measure(value, max_depth, size // _WALK_BUDGET_DIVISOR)
+        if measured is not None:
+            return _NOT_ACCEPTED if _over(measured, limits) else value
+        counted = _counts(text)
+    opened, commas = counted
+    depth_doubt = depth_doubt and opened > max_depth
+    items_doubt = items_doubt and commas + 1 > max_items
+    if items_doubt:
+        return _NOT_ACCEPTED if _over(_measure(value, max_depth, None), limits) else value
+    if depth_doubt:
+        return _NOT_ACCEPTED if _deeper_than(value, max_depth) else value
     return value
 
 
-_DEPTH_CHUNK: Final = 4096
+# Documents up to this many characters are counted rather than walked.
+_COUNT_FIRST: Final = 16 * 1024
+# A walk of a larger document gets a budget of one value per this many characters:
+# about what counting over the text costs.
+_WALK_BUDGET_DIVISOR: Final = 32
 
 
-def _deeper_than(text: str, limit: int) -> bool:
-    """Whether the bracket nesting outside string literals exceeds ``limit``.
+def _counts(text: str) -> tuple[int, int]:
+    """Opening brackets and commas in the raw text, strings included (upper bounds)."""
+    return text.count("[") + text.count("{"), text.count(",")
 
-    Called only on a document json's scanner accepted: for valid JSON this is exactly
-    whether its depth exceeds ``limit``. Linear, and C-speed for ordinary documents:
-    string literals go in four passes (in valid JSON a backslash only occurs in a
-    string and starts an escape; removing ``\\\\`` pairs left to right leaves each
-    remaining backslash before the character it escapes, so removing ``\\"`` next
-    leaves only delimiting quotes, and every other piece between quotes is outside a
-    string); then, per chunk, four counts give the depth at the chunk's start and a
-    bound on its peak, and only a chunk whose bound exceeds the limit is stepped
-    through bracket by bracket.
+
+def _over(measured: tuple[bool, int] | None, limits: JSONLimits) -> bool:
+    return measured is None or measured[0] or measured[1] > limits.max_container_items
+
+
+_referents: Final = gc.get_referents
+
+
+def _measure(value: Any, max_depth: int, budget: int | None) -> tuple[bool, int] | None:
+    """Walk a value the json scanner returned, one nesting level at a time.
+
+    Returns (whether it nests deeper than ``max_depth``, most items in one
+    container), or None as soon as the values visited would exceed ``budget``.
+    Exact for what the scanner returns, a tree of fresh dicts and lists: the items
+    of a container are its referents (a dict with str keys refers to its values
+    only; anything else a referent might be is not a dict or list and is skipped).
+    Each level costs a handful of C-level calls plus one type test per value:
+    linear in the size of the value.
     """
-    if "\\" in text:
-        text = text.replace("\\\\", "").replace('\\"', "")
-    outside = "".join(text.split('"')[::2])
+    level: list[Any] = [value] if type(value) is dict or type(value) is list else []
     depth = 0
-    for start in range(0, len(outside), _DEPTH_CHUNK):
-        chunk = outside[start : start + _DEPTH_CHUNK]
-        opens = chunk.count("[") + chunk.count("{")
-        if depth + opens > limit:
-            brackets = _NOT_BRACKET.sub("", chunk).encode("ascii")
-            if depth + max(accumulate(map(_BRACKET_STEP.__getitem__, brackets))) > limit:
-                return True
-        depth += opens - chunk.count("]") - chunk.count("}")
-    return False
+    most = 0
+    visited = 0
+    while level:
+        depth += 1
+        if depth > max_depth:
+            return True, most
+        sizes = list(map(len, level))
+        visited += sum(sizes)
+        if budget is not None and visited > budget:
+            return None
+        most = max(most, max(sizes))
+        level = [child for child in _referents(*level) if type(child) is dict or type(child) is list]
+    return False, most
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    """Whether a value the json scanner returned nests more than ``limit`` levels."""
+    measured = _measure(value, limit, None)
+    return measured is None or measured[0]
 
 
 # ---------------------------------------------------------------------------

@@ -8,6 +8,7 @@ triage and the regression store.
     pcfuzz triage DIR [--target T]
     pcfuzz promote ARTIFACT --target T [--expect-crash]
     pcfuzz replay [TARGET ...] [--update]
+    pcfuzz bench [--quick] [--json FILE] [--markdown]
 
 TARGET is a short name (``strict-json``; ``strict_json`` and ``fuzz_strict_json``
 work too; contract names such as ``openai-responses`` name the provider targets).
@@ -354,7 +355,18 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("target", nargs="*")
     p.add_argument("--update", action="store_true",
                    help="flip fixed known-crash regressions to expect pass")
+
+    p = sub.add_parser("bench", help="speed figures as ratios to baselines measured in the same run")
+    from fuzz._bench import add_arguments as add_bench_arguments
+
+    add_bench_arguments(p)
     return parser
+
+
+def cmd_bench(layout: Layout, args: argparse.Namespace) -> int:
+    from fuzz._bench import main as bench_main
+
+    return bench_main(args)
 
 
 COMMANDS = {
@@ -365,6 +377,7 @@ COMMANDS = {
     "triage": cmd_triage,
     "promote": cmd_promote,
     "replay": cmd_replay,
+    "bench": cmd_bench,
 }
 
 

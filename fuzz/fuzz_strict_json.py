@@ -9,13 +9,19 @@ decoded as Latin-1; upper case loads with tight limits (every limit reachable by
 small input). Any other first byte: the whole input is a ``bytes`` document with
 the default limits, so plain JSON files are valid seeds.
 
-Oracle (a failure raises ``RuntimeError``; ``assert`` would vanish under ``-O``):
+Oracle (a failure raises ``RuntimeError``; ``assert`` would vanish under ``-O``),
+in two modes. The fast oracle runs on every input:
 
 * only ``ContractError`` may escape ``loads``;
 * ACCEPTED: ``json.loads`` of the same text accepts and returns an equal value
-  (types, sign of zero and key order included), and the loader's iterative parser,
-  run alone, returns the same value (the json-scanner fast path never accepts what
-  the iterative parser would reject);
+  (types, sign of zero and key order included).
+
+The deep oracle adds, on one input in ``DEEP_EVERY`` (chosen by a hash of the input,
+so a saved input always gets the same checks) or on every input when the
+environment sets ``PCFUZZ_DEEP_ORACLE=1``:
+
+* ACCEPTED: the loader's iterative parser, run alone, returns the same value (the
+  json-scanner fast path never accepts what the iterative parser would reject);
 * REJECTED while ``json.loads`` accepts: the rejection must be a ``LimitExceeded``
   or have a documented strictness reason that an independent check finds (invalid
   UTF-8, BOM, duplicate key after decoding, NaN/Infinity or overflow to infinity,
@@ -29,7 +35,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
+import zlib
 from typing import Any
 
 import atheris
@@ -50,6 +58,11 @@ TIGHT_LIMITS = JSONLimits(
     max_values=24,
 )
 BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")
+# The deep oracle costs several times the loader itself (the iterative parser and an
+# independent limit measurement in Python); sampled, the fuzzer runs several times
+# as many inputs through the fast oracle and still deep-checks a steady share.
+DEEP_EVERY = 16
+DEEP_ALWAYS = os.environ.get("PCFUZZ_DEEP_ORACLE", "") == "1"
 
 
 def split_input(data: bytes) -> tuple[bytes | str, JSONLimits]:
@@ -126,6 +139,11 @@ def strictness_reason(doc: bytes | str) -> str | None:
 
 
 def TestOneInput(data: bytes) -> None:
+    check(data, deep=DEEP_ALWAYS or zlib.crc32(data) % DEEP_EVERY == 0)
+
+
+def check(data: bytes, *, deep: bool) -> None:
+    """The oracle on one input; ``deep`` adds the differential and limit checks."""
     doc, limits = split_input(data)
     try:
         value = loads(doc, limits=limits)
@@ -133,6 +151,8 @@ def TestOneInput(data: bytes) -> None:
         rejected: ContractError | None = exc
     else:
         rejected = None
+    if rejected is not None and not deep:
+        return
     text: str | None
     try:
         text = doc.decode("utf-8") if isinstance(doc, bytes) else doc
@@ -147,6 +167,8 @@ def TestOneInput(data: bytes) -> None:
             raise RuntimeError(f"strict_json accepted what json.loads rejects: {doc[:200]!r}")
         if not same(value, expected):
             raise RuntimeError(f"strict_json and json.loads disagree on {doc[:200]!r}")
+        if not deep:
+            return
         alone = strict_json._parse(text, limits, isinstance(doc, bytes))
         if not same(alone, value):
             raise RuntimeError(f"fast path and iterative parser disagree on {doc[:200]!r}")

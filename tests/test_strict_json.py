@@ -976,3 +976,14 @@ def test_fuzz_target_runs_over_its_seed_corpus() -> None:
     assert len(corpus) >= 10
     for seed in corpus:
         module.TestOneInput(seed.read_bytes())
+
+
+def test_fuzz_target_deep_oracle_runs_over_its_seed_corpus() -> None:
+    # The target samples its deep oracle; here every seed gets it.
+    module = load_fuzz_target("fuzz_strict_json")
+    for seed in sorted((ROOT / "fuzz" / "corpus" / "fuzz_strict_json").iterdir()):
+        module.check(seed.read_bytes(), deep=True)
+    with pytest.raises(RuntimeError):
+        # A broken loader is caught by the fast oracle alone.
+        module.loads = lambda doc, limits: {"not": "json.loads"}
+        module.check(b"[1]", deep=False)
