@@ -200,6 +200,13 @@ def copy_json(
             for k, v in dict.items(cast(dict[object, Any], src)):
                 if type(k) is not str:
                     raise fail(error, f"has a non-string key {preview(k)}", child, holder, 0)
+                if not k.isascii():
+                    try:
+                        k.encode("utf-8")
+                    except UnicodeEncodeError:
+                        raise fail(
+                            error, "has a key with a lone surrogate code point", child, holder, 0
+                        ) from None
                 new_dict[k] = None
                 stack.append((v, new_dict, k, depth + 1, child))
         elif issubclass(cls, list):

@@ -86,18 +86,20 @@ def bind_results(
             raise ResultBindingError(f"turn has duplicate call id {preview(call_id)}")
         seen.add(call_id)
         expected.append(call_id)
-    if isinstance(results, (str, bytes, bytearray)) or not isinstance(results, (Mapping, Iterable)):
+    cls = type(results)
+    is_mapping = issubclass(cls, Mapping)
+    if issubclass(cls, (str, bytes, bytearray)) or not (is_mapping or issubclass(cls, Iterable)):
         raise ResultBindingError(
             f"results must be a collection of ModelVisibleToolResult, got {preview(results)}"
         )
     bound: dict[str, ModelVisibleToolResult] = {}
     try:
-        pairs = iter(results.items()) if isinstance(results, Mapping) else enumerate(results)
+        pairs = iter(results.items()) if is_mapping else enumerate(results)  # type: ignore[union-attr]
         for position, (key, value) in enumerate(pairs):
-            label = preview(key) if isinstance(results, Mapping) else f"result {position}"
+            label = preview(key) if is_mapping else f"result {position}"
             if type(value) is not ModelVisibleToolResult:
                 raise ResultBindingError(f"{label} is {preview(value)}, not ModelVisibleToolResult")
-            if isinstance(results, Mapping) and (type(key) is not str or key != value.call_id):
+            if is_mapping and (type(key) is not str or key != value.call_id):
                 raise ResultBindingError(
                     f"result mapping key {label} differs from its call_id {preview(value.call_id)}"
                 )
