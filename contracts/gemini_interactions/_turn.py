@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeVar
 
 from .._stream import check_revision
-from .._values import copy_json
+from .._values import copy_json, preview
 from ..digest import canonical_bytes, canonical_digest
 from ..errors import ContractError, SnapshotMutated
 from ._tables import REVISIONS
@@ -53,11 +52,27 @@ class GeminiFunctionCall:
     index: int | None = None
 
 
-def _calls_payload(calls: Sequence[GeminiFunctionCall]) -> list[dict[str, Any]]:
-    return [
-        {"call_id": c.call_id, "name": c.name, "arguments": c.arguments, "index": c.index}
-        for c in calls
-    ]
+def _listed(value: object, field: str) -> list[Any]:
+    """A tuple field of a turn as a list; anything swapped in for the tuple is rejected
+    before it is iterated (an endless iterable could otherwise exhaust memory)."""
+    if type(value) is not tuple:
+        raise SnapshotMutated(
+            f"turn field {field} is {preview(value)}, not the tuple recorded at parse time",
+            where=f"turn.{field}",
+        )
+    return list(value)
+
+
+def _calls_payload(calls: object) -> list[dict[str, Any]]:
+    payload: list[dict[str, Any]] = []
+    for call in _listed(calls, "calls"):
+        if type(call) is not GeminiFunctionCall:
+            raise SnapshotMutated(
+                f"turn call is {preview(call)}, not a GeminiFunctionCall", where="turn.calls"
+            )
+        payload.append({"call_id": call.call_id, "name": call.name,
+                        "arguments": call.arguments, "index": call.index})
+    return payload
 
 
 def _usage_totals(usage: object, revision: object) -> dict[str, int | None]:
@@ -103,12 +118,13 @@ class GeminiInteractionsTurn:
             "origin": self.origin,
             "interaction_id": self.interaction_id,
             "status": self.status,
-            "steps": list(self.steps),
-            "step_deltas": [list(d) for d in self.step_deltas],
-            "step_indexes": list(self.step_indexes),
+            "steps": _listed(self.steps, "steps"),
+            "step_deltas": [_listed(d, "step_deltas") for d in _listed(self.step_deltas,
+                                                                        "step_deltas")],
+            "step_indexes": _listed(self.step_indexes, "step_indexes"),
             "calls": _calls_payload(self.calls),
             "usage": self.usage,
-            "status_updates": list(self.status_updates),
+            "status_updates": _listed(self.status_updates, "status_updates"),
         }
 
     def check_unchanged(self) -> None:
@@ -146,7 +162,7 @@ class GeminiInteractionSnapshot:
             "origin": self.origin,
             "interaction_id": self.interaction_id,
             "status": self.status,
-            "steps": list(self.steps),
+            "steps": _listed(self.steps, "steps"),
             "calls": _calls_payload(self.calls),
             "usage": self.usage,
         }
@@ -181,7 +197,9 @@ def verified_snapshot(turn: AnyTurn) -> dict[str, Any]:
     """
     what = f"gemini interaction {type(turn).__name__}"
     try:
-        data = canonical_bytes(turn.snapshot())
+        snapshot = turn.snapshot()
+        _check_plain(snapshot)
+        data = canonical_bytes(snapshot)
     except ContractError:
         raise
     except Exception as exc:  # a swapped-in value raised: the turn is not the parsed one
@@ -197,8 +215,35 @@ def verified_snapshot(turn: AnyTurn) -> dict[str, Any]:
             "the one recorded at parse time",
             where="turn",
         )
-    snapshot: dict[str, Any] = json.loads(data)
-    return snapshot
+    fresh: dict[str, Any] = json.loads(data)
+    return fresh
+
+
+_SCALARS: Final = (str, int, float, bool, type(None))
+
+
+def _check_plain(value: object) -> None:
+    """Raise SnapshotMutated unless ``value``'s containers are exact, unshared dicts/lists.
+
+    What the parser builds always is; the check keeps the serializer from calling a
+    swapped-in dict subclass's ``items`` (which could run forever) and from expanding
+    shared containers exponentially. Linear in the containers, never recursive.
+    """
+    seen: set[int] = set()
+    stack: list[object] = [value]
+    while stack:
+        node = stack.pop()
+        if type(node) is dict or type(node) is list:
+            if id(node) in seen:
+                raise SnapshotMutated("turn shares a container: changed after parsing",
+                                      where="turn")
+            seen.add(id(node))
+            stack.extend(node.values() if isinstance(node, dict) else node)
+        elif type(node) not in _SCALARS:
+            raise SnapshotMutated(
+                f"turn holds {preview(node)}, not a JSON value: changed after parsing",
+                where="turn",
+            )
 
 
 
