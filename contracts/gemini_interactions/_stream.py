@@ -113,6 +113,15 @@ def _terminal_gate(status: str, meaning: str, n_calls: int, where: str) -> None:
         )
 
 
+def _already_answered(call_id: str, where: str) -> ProtocolViolation:
+    """A streamed function_call and a streamed function_result for it: never released."""
+    return ProtocolViolation(
+        f"function_call {preview(call_id)} is already answered by a function_result step "
+        "in this stream",
+        where=where,
+    )
+
+
 class _EventIds:
     """``event_id`` -> fingerprint of the payload first seen with it.
 
@@ -300,11 +309,7 @@ class GeminiInteractionsStream:
                     f"duplicate function_call id {preview(call_id)}", where=f"{where}.id"
                 )
             if call_id in self._answered_ids:
-                raise ProtocolViolation(
-                    f"function_call {preview(call_id)} is already answered by a "
-                    "function_result step in this stream",
-                    where=f"{where}.id",
-                )
+                raise _already_answered(call_id, f"{where}.id")
             self._call_ids.add(call_id)
             initial = step.get("arguments")
             if initial is not None and type(initial) is not dict:
@@ -324,11 +329,7 @@ class GeminiInteractionsStream:
         if type(call_id) is not str:
             return
         if call_id in self._call_ids:
-            raise ProtocolViolation(
-                f"function_call {preview(call_id)} is already answered by a "
-                "function_result step in this stream",
-                where=f"{where}.call_id",
-            )
+            raise _already_answered(call_id, f"{where}.call_id")
         self._answered_ids.add(call_id)
 
     def _on_step_delta(self, ev: dict[str, Any], n: int) -> None:

@@ -75,18 +75,34 @@ def _calls_payload(calls: object) -> list[dict[str, Any]]:
     return payload
 
 
-def _usage_totals(usage: object, revision: object) -> dict[str, int | None]:
-    tables = check_revision(revision, REVISIONS, CONTRACT)
-    values = usage if type(usage) is dict else {}
-    out: dict[str, int | None] = {}
-    for field in tables.usage_total_fields:
-        value = values.get(field)
-        out[field] = value if type(value) is int else None
-    return out
+class _TurnMethods:
+    """What a streamed turn and a snapshot share beyond their fields."""
+
+    __slots__ = ()
+    usage: dict[str, Any] | None
+    revision: str
+    digest: str
+
+    def snapshot(self) -> dict[str, Any]:
+        raise NotImplementedError  # pragma: no cover - both turn classes define it
+
+    def check_unchanged(self) -> None:
+        """Raise :class:`~contracts.errors.SnapshotMutated` if the turn changed since parsing."""
+        verified_snapshot(self)
+
+    def usage_totals(self) -> dict[str, int | None]:
+        """The revision's total-usage fields; an absent or non-integer one is ``None``, not 0."""
+        tables = check_revision(self.revision, REVISIONS, CONTRACT)
+        values = self.usage if type(self.usage) is dict else {}
+        out: dict[str, int | None] = {}
+        for field in tables.usage_total_fields:
+            value = values.get(field)
+            out[field] = value if type(value) is int else None
+        return out
 
 
 @dataclass(frozen=True, slots=True)
-class GeminiInteractionsTurn:
+class GeminiInteractionsTurn(_TurnMethods):
     """A streamed turn that reached ``interaction.completed`` (origin ``"stream"``).
 
     ``steps`` are the step objects in ``step.start`` order (function-call
@@ -127,17 +143,9 @@ class GeminiInteractionsTurn:
             "status_updates": _listed(self.status_updates, "status_updates"),
         }
 
-    def check_unchanged(self) -> None:
-        """Raise :class:`~contracts.errors.SnapshotMutated` if the turn changed since parsing."""
-        verified_snapshot(self)
-
-    def usage_totals(self) -> dict[str, int | None]:
-        """The revision's total-usage fields; an absent or non-integer one is ``None``, not 0."""
-        return _usage_totals(self.usage, self.revision)
-
 
 @dataclass(frozen=True, slots=True)
-class GeminiInteractionSnapshot:
+class GeminiInteractionSnapshot(_TurnMethods):
     """A non-streamed Interaction object (origin ``"create"`` or ``"get"``).
 
     A create-response snapshot holds only model-generated steps; a GET snapshot holds
@@ -167,14 +175,6 @@ class GeminiInteractionSnapshot:
             "usage": self.usage,
         }
 
-    def check_unchanged(self) -> None:
-        """Raise :class:`~contracts.errors.SnapshotMutated` if the snapshot changed since parsing."""
-        verified_snapshot(self)
-
-    def usage_totals(self) -> dict[str, int | None]:
-        """The revision's total-usage fields; an absent or non-integer one is ``None``, not 0."""
-        return _usage_totals(self.usage, self.revision)
-
 
 AnyTurn = GeminiInteractionsTurn | GeminiInteractionSnapshot
 _AnyTurnT = TypeVar("_AnyTurnT", GeminiInteractionsTurn, GeminiInteractionSnapshot)
@@ -186,7 +186,7 @@ def seal(turn: _AnyTurnT) -> _AnyTurnT:
     return turn
 
 
-def verified_snapshot(turn: AnyTurn) -> dict[str, Any]:
+def verified_snapshot(turn: _TurnMethods) -> dict[str, Any]:
     """Return the turn's snapshot as fresh plain JSON if it still has its recorded digest.
 
     The snapshot is serialized once, hashed, and the same bytes are parsed back, so
