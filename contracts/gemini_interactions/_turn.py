@@ -83,8 +83,24 @@ class _TurnMethods:
     revision: str
     digest: str
 
+    interaction_id: str
+    origin: str
+    status: str
+    steps: tuple[dict[str, Any], ...]
+
     def snapshot(self) -> dict[str, Any]:
         raise NotImplementedError  # pragma: no cover - both turn classes define it
+
+    def _identity(self) -> dict[str, Any]:
+        """The snapshot's first keys: what the turn is bound to, and its raw steps."""
+        return {
+            "contract": CONTRACT,
+            "revision": self.revision,
+            "origin": self.origin,
+            "interaction_id": self.interaction_id,
+            "status": self.status,
+            "steps": _listed(self.steps, "steps"),
+        }
 
     def check_unchanged(self) -> None:
         """Raise :class:`~contracts.errors.SnapshotMutated` if the turn changed since parsing."""
@@ -129,12 +145,7 @@ class GeminiInteractionsTurn(_TurnMethods):
     def snapshot(self) -> dict[str, Any]:
         """The canonical snapshot the digest covers (identities bound in)."""
         return {
-            "contract": CONTRACT,
-            "revision": self.revision,
-            "origin": self.origin,
-            "interaction_id": self.interaction_id,
-            "status": self.status,
-            "steps": _listed(self.steps, "steps"),
+            **self._identity(),
             "step_deltas": [_listed(d, "step_deltas") for d in _listed(self.step_deltas,
                                                                         "step_deltas")],
             "step_indexes": _listed(self.step_indexes, "step_indexes"),
@@ -165,12 +176,7 @@ class GeminiInteractionSnapshot(_TurnMethods):
     def snapshot(self) -> dict[str, Any]:
         """The canonical snapshot the digest covers (identities bound in)."""
         return {
-            "contract": CONTRACT,
-            "revision": self.revision,
-            "origin": self.origin,
-            "interaction_id": self.interaction_id,
-            "status": self.status,
-            "steps": _listed(self.steps, "steps"),
+            **self._identity(),
             "calls": _calls_payload(self.calls),
             "usage": self.usage,
         }
