@@ -978,7 +978,12 @@ def test_bad_revision_or_limits_raise_contract_errors(kwargs: dict[str, Any]) ->
 
 
 def test_result_output_with_a_lone_surrogate_is_rejected() -> None:
-    results = [ModelVisibleToolResult("call-alpha", "bad \udc80"), RESULTS[1]]
+    with pytest.raises(ResultBindingError, match="surrogate"):
+        ModelVisibleToolResult("call-alpha", "bad \udc80")
+    # ...and one swapped in after construction is still caught by the builder.
+    bad = ModelVisibleToolResult("call-alpha", "bad")
+    object.__setattr__(bad, "output", "bad \udc80")
+    results = [bad, RESULTS[1]]
     with pytest.raises(ContinuationError, match="surrogate"):
         build_gemini_interactions_continuation(
             parse_events(fixture_events()), results, model="m", tools=TOOLS,
