@@ -468,7 +468,8 @@ class GeminiInteractionsStream:
             open_steps = sum(1 for s in self._steps if not s.stopped)
             raise StreamTruncated(
                 f"stream ended before interaction.completed after {self._events} events "
-                f"({open_steps} step(s) still open)"
+                f"({open_steps} step(s) still open)",
+                where=f"event {self._events}",
             )
         releases = self._tables.statuses[self._status] == "tool_turn"
         steps: list[dict[str, Any]] = []
