@@ -54,9 +54,6 @@ REPLAY_RULES: Final = frozenset({"call", "result", "input", "thought", "text_out
 class RevisionTables:
     """Everything one contract revision pins; kinds are the ``contracts._kinds`` words."""
 
-    #: API version (never the v1beta union) and the SDK type baseline it was read from.
-    api_version: str
-    sdk_baseline: tuple[str, str]
     #: state -> event_type -> next state; a miss is an illegal transition.
     transitions: Mapping[str, Mapping[str, str]]
     initial_state: str
@@ -107,9 +104,8 @@ class RevisionTables:
 _CONTENT_DELTAS: Final = frozenset({"text", "image", "audio", "document", "video"})
 _NO_FIELDS: Final[Mapping[str, str]] = {}
 
+# API version v1 (never the v1beta union), read from the google-genai 2.12.1 types.
 _V1_2026_07_21: Final = RevisionTables(
-    api_version="v1",
-    sdk_baseline=("google-genai", "2.12.1"),
     transitions={
         "idle": {"interaction.created": "open", "error": "idle"},
         "open": {
