@@ -299,6 +299,14 @@ class HostileInt(int):
     __hash__ = int.__hash__
 
 
+class RaisingClass:
+    """An object whose ``__class__`` raises: ``isinstance`` consults it, ``type`` does not."""
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:  # type: ignore[override]
+        raise KeyError("__class__")
+
+
 def deep(levels: int) -> Any:
     value: Any = []
     for _ in range(levels):
@@ -318,6 +326,7 @@ HOSTILE: dict[str, Callable[[], Any]] = {
     "bytes": lambda: b"requires_action",
     "object": lambda: object(),
     "raising object": lambda: Hostile(),
+    "raising __class__": lambda: RaisingClass(),
     "dict subclass": lambda: HostileDict(type="function", name="lookup_order"),
     "list subclass": lambda: HostileList([created()]),
     "empty dict": lambda: {},
@@ -503,3 +512,26 @@ def test_shared_containers_in_a_turn_cannot_blow_up_the_digest_check() -> None:
     turn.steps[0]["x"] = shared
     with pytest.raises(SnapshotMutated, match="shares a container"):
         turn.check_unchanged()
+
+
+class ClassImpostor:
+    """Claims to be a tuple/list/dict through ``__class__``: isinstance() believes it."""
+
+    def __init__(self, claimed: type) -> None:
+        self._claimed = claimed
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:  # type: ignore[override]
+        return self._claimed
+
+
+@pytest.mark.parametrize("claimed", [tuple, list, dict, str, int])
+@pytest.mark.parametrize("argument", ["tools", "prior_input_steps", "generation_config",
+                                      "request_controls", "model"])
+def test_a_value_claiming_a_builtin_class_is_rejected(argument: str, claimed: type) -> None:
+    _, valid = ENTRY_POINTS["build_gemini_interactions_stateless_continuation"]
+    kwargs = valid()
+    kwargs[argument] = ClassImpostor(claimed)
+    assert isinstance(kwargs[argument], claimed)
+    with pytest.raises(ContractError):
+        build_gemini_interactions_stateless_continuation(**kwargs)

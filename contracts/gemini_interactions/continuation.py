@@ -15,7 +15,7 @@ from typing import Any, Final
 from .._request import check_request_controls
 from .._stream import check_revision
 from .._values import copy_json, preview
-from ..errors import ContinuationError
+from ..errors import ContinuationError, ContractError, ResultBindingError
 from ..results import ModelVisibleToolResult, bind_results
 from ._tables import REPLAY_RULES, REVISIONS, RevisionTables, check_fields, role_of
 from ._turn import (
@@ -75,9 +75,10 @@ def _caller_text(value: object, what: str, *, nonempty: bool) -> str:
 
 def _caller_list(value: object, what: str) -> list[Any]:
     """A JSON copy of a caller's list or tuple (read through the builtin type, bounded)."""
-    if isinstance(value, tuple):
-        value = list(tuple.__iter__(value))
-    if not isinstance(value, list):
+    # type(), never isinstance(): isinstance believes a ``__class__`` property.
+    if issubclass(type(value), tuple):
+        value = list(tuple.__iter__(value))  # type: ignore[arg-type]
+    if not issubclass(type(value), list):
         raise ContinuationError(f"{what} must be a list, got {preview(value)}", where=what)
     copied: list[Any] = copy_value(value, what=what, error=ContinuationError, where=what)
     return copied
@@ -195,7 +196,16 @@ def _base_request(
 
 
 def _result_steps(calls: list[dict[str, Any]], results: object) -> list[dict[str, Any]]:
-    bound = bind_results([c["call_id"] for c in calls], results)  # type: ignore[arg-type]
+    try:
+        bound = bind_results([c["call_id"] for c in calls], results)  # type: ignore[arg-type]
+    except ContractError:
+        raise
+    except Exception as exc:
+        # bind_results asks isinstance() about ``results`` before it guards its reads,
+        # and isinstance() calls a ``__class__`` property, which may raise.
+        raise ResultBindingError(
+            f"reading the type of results raised {type(exc).__name__}", where="results"
+        ) from exc
     names = {c["call_id"]: c["name"] for c in calls}
     steps: list[dict[str, Any]] = []
     for call_id, result in bound.items():
