@@ -23,7 +23,8 @@ from contracts.errors import (
     UnsupportedProviderState,
 )
 from contracts.gemini_interactions import (
-    STEP_TYPES,
+    REVISION,
+    REVISIONS,
     GeminiInteractionsStream,
     build_gemini_interactions_continuation,
     build_gemini_interactions_stateless_continuation,
@@ -131,7 +132,7 @@ def test_interleaved_dual_calls_are_associated_by_index_not_current_call() -> No
 
 
 def test_pinned_v1_union_has_exactly_15_step_types_without_mcp() -> None:
-    types = STEP_TYPES["2026-07-21"]
+    types = REVISIONS["2026-07-21"].step_types
     assert len(types) == 15
     assert not any(t.startswith("mcp_") for t in types)
     assert [t for t, role in types.items() if role == "client_call"] == ["function_call"]
@@ -441,7 +442,7 @@ def test_delta_type_must_match_its_step_type() -> None:
         parse_events(events)
 
 
-@pytest.mark.parametrize("step_type", [t for t in STEP_TYPES["2026-07-21"]
+@pytest.mark.parametrize("step_type", [t for t in REVISIONS[REVISION].step_types
                                        if t != "function_call"])
 def test_non_client_steps_are_never_presented_as_calls(step_type: str) -> None:
     events = one_call_stream()
@@ -867,7 +868,7 @@ def test_shared_references_cannot_blow_up_copy_work() -> None:
         shared = [shared, shared]
     events = one_call_stream()
     events[1]["extra"] = shared
-    with pytest.raises(LimitExceeded, match="nodes"):
+    with pytest.raises(LimitExceeded, match="JSON values"):
         parse_events(events)
 
 
@@ -968,7 +969,7 @@ def test_prior_input_must_not_answer_a_current_call() -> None:
 
 
 @pytest.mark.parametrize("kwargs", [{"revision": []}, {"revision": {}}, {"revision": "2026-07-22"},
-                                    {"limits": "x"}, {"limits": None}])
+                                    {"limits": "x"}, {"limits": 5}])
 def test_bad_revision_or_limits_raise_contract_errors(kwargs: dict[str, Any]) -> None:
     with pytest.raises(ContractError):
         parse_events(fixture_events(), **kwargs)
@@ -977,7 +978,12 @@ def test_bad_revision_or_limits_raise_contract_errors(kwargs: dict[str, Any]) ->
 
 
 def test_result_output_with_a_lone_surrogate_is_rejected() -> None:
-    results = [ModelVisibleToolResult("call-alpha", "bad \udc80"), RESULTS[1]]
+    with pytest.raises(ResultBindingError, match="surrogate"):
+        ModelVisibleToolResult("call-alpha", "bad \udc80")
+    # ...and one swapped in after construction is still caught by the builder.
+    bad = ModelVisibleToolResult("call-alpha", "bad")
+    object.__setattr__(bad, "output", "bad \udc80")
+    results = [bad, RESULTS[1]]
     with pytest.raises(ContinuationError, match="surrogate"):
         build_gemini_interactions_continuation(
             parse_events(fixture_events()), results, model="m", tools=TOOLS,

@@ -1,0 +1,668 @@
+"""The Gemini Interactions v1 parsers: the incremental stream, ``parse_events``, ``parse_interaction``.
+
+:class:`GeminiInteractionsStream` takes one event dict per ``feed`` (the JSON object
+of one SSE ``data`` field, discriminated by ``event_type``) and returns a
+:class:`~._turn.GeminiInteractionsTurn` from ``close``. What is legal is the
+revision's tables (``_tables.py``): a lookup miss is the rejection. Any exception
+raised from ``feed``/``close`` poisons the stream.
+
+Rules (see ``docs/gemini_interactions.md`` for the decisions behind each):
+
+* ``index`` on ``step.start``/``step.delta``/``step.stop`` is only an association key
+  inside one stream (any int32, negative and non-contiguous allowed); steps keep the
+  order of their ``step.start``.
+* Function arguments are the concatenation of ``arguments_delta.arguments`` strings
+  (the field is optional; absent is no fragment, never ``"None"``), parsed strictly
+  at ``step.stop``; with no fragments the arguments object of ``step.start`` (e.g.
+  ``{}``) is the result.
+* ``event_id``: a replay with the same id and identical payload is ignored; the same
+  id with another payload is a conflict.
+* ``interaction.status_update`` is optional and never overrides the terminal; the
+  Interaction status in ``interaction.completed`` is the authority. Calls are
+  released only for a status meaning a tool turn (``requires_action``).
+* Only ``function_call`` steps are client-executed. Step types outside the pinned v1
+  union (e.g. the v1beta MCP-server steps) fail closed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+from .._stream import (
+    FragmentBuffer,
+    Poison,
+    StreamLimits,
+    check_revision,
+    check_stream_limits,
+    drive,
+)
+from .._values import copy_json, preview
+from ..digest import canonical_bytes
+from ..errors import (
+    InvalidArgument,
+    LimitExceeded,
+    ProtocolViolation,
+    ProviderError,
+    StreamTruncated,
+    StrictJSONError,
+    UnsupportedProviderState,
+)
+from ..strict_json import loads as strict_loads
+from ._tables import (
+    INPUT_ROLES,
+    REVISION,
+    REVISIONS,
+    RevisionTables,
+    check_fields,
+    meaning_of,
+    role_of,
+)
+from ._turn import (
+    GeminiFunctionCall,
+    GeminiInteractionSnapshot,
+    GeminiInteractionsTurn,
+    copy_value,
+    seal,
+)
+
+if TYPE_CHECKING:
+    from .._protocols import CallProtocol, StreamProtocol, TurnProtocol
+
+__all__ = ["GeminiInteractionsStream", "parse_events", "parse_interaction"]
+
+#: The contract's name in messages about its revision.
+_CONTRACT_NAME: Final = "Gemini Interactions"
+
+
+def _check_usage(tables: RevisionTables, usage: object, where: str) -> dict[str, Any] | None:
+    """The raw usage object (``None`` if absent); its total fields must be ints >= 0."""
+    if usage is None:
+        return None
+    if type(usage) is not dict:
+        raise ProtocolViolation(f"usage must be an object, got {preview(usage)}", where=where)
+    for field in tables.usage_total_fields:
+        if field in usage:
+            value = usage[field]
+            if type(value) is not int or value < 0:
+                raise ProtocolViolation(
+                    f"{field} must be a non-negative integer, got {preview(value)}",
+                    where=f"{where}.{field}",
+                )
+    return usage
+
+
+def _terminal_gate(status: str, meaning: str, n_calls: int, where: str) -> None:
+    """Apply the terminal status: raise unless the turn may be returned."""
+    if meaning == "non_terminal":
+        raise ProtocolViolation(
+            f"terminal interaction has non-terminal status {preview(status)}", where=where
+        )
+    if meaning == "provider_failure":
+        raise ProviderError(f"interaction ended with status {preview(status)}", where=where)
+    if meaning == "tool_turn" and n_calls == 0:
+        raise ProtocolViolation(
+            f"status {preview(status)} (requires_action) without a function_call step",
+            where=where,
+        )
+    if meaning == "final" and n_calls:
+        raise UnsupportedProviderState(
+            f"status {preview(status)} with {n_calls} unanswered function_call step(s)",
+            where=where,
+        )
+
+
+def _already_answered(call_id: str, where: str) -> ProtocolViolation:
+    """A streamed function_call and a streamed function_result for it: never released."""
+    return ProtocolViolation(
+        f"function_call {preview(call_id)} is already answered by a function_result step "
+        "in this stream",
+        where=where,
+    )
+
+
+class _EventIds:
+    """``event_id`` -> fingerprint of the payload first seen with it.
+
+    A fingerprint is the SHA-256 of the event's canonical JSON (so "same payload" is
+    decidable in constant memory per id); bounded by the stream's event limit.
+    """
+
+    __slots__ = ("_seen",)
+
+    def __init__(self) -> None:
+        self._seen: dict[str, bytes] = {}
+
+    def replayed(self, event_id: str, event: dict[str, Any], where: str) -> bool:
+        """True for an identical redelivery; raise for the same id with another payload."""
+        fingerprint = hashlib.sha256(canonical_bytes(event)).digest()
+        seen = self._seen.get(event_id)
+        if seen is None:
+            self._seen[event_id] = fingerprint
+            return False
+        if seen != fingerprint:
+            raise ProtocolViolation(
+                f"event_id {preview(event_id)} replayed with a different payload", where=where
+            )
+        return True
+
+
+class _Step:
+    """One step of the stream, keyed by its ``index``; kept in ``step.start`` order."""
+
+    __slots__ = ("index", "type", "role", "start", "deltas", "stopped", "text", "initial",
+                 "arguments")
+
+    def __init__(self, index: int, step_type: str, role: str, start: dict[str, Any]) -> None:
+        self.index = index
+        self.type = step_type
+        self.role = role
+        self.start = start
+        self.deltas: list[dict[str, Any]] = []
+        self.stopped = False
+        self.text: FragmentBuffer | None = None
+        self.initial: dict[str, Any] | None = None
+        self.arguments: dict[str, Any] | None = None
+
+
+class GeminiInteractionsStream:
+    """Incremental, sans-IO parser of one Interactions v1 event stream.
+
+    ``feed(event)`` takes one event dict (the decoded SSE ``data`` object);
+    ``close()`` returns the :class:`~._turn.GeminiInteractionsTurn`. Raises only
+    :class:`~contracts.errors.ContractError` subclasses: ``ProtocolViolation``
+    (illegal sequence/shape, event-id conflict), ``UnsupportedProviderState``
+    (unknown event/step/delta type or status, v1beta-only steps, unknown revision),
+    ``ProviderError`` (``error`` event, failed/cancelled/incomplete terminal),
+    ``StreamTruncated`` (close before ``interaction.completed``),
+    ``StrictJSONError``/``LimitExceeded``, ``InvalidArgument`` (bad ``limits``).
+    Once anything was raised, every later call raises.
+    """
+
+    def __init__(self, *, revision: str = REVISION, limits: StreamLimits | None = None) -> None:
+        self._tables: RevisionTables = check_revision(revision, REVISIONS, _CONTRACT_NAME)
+        self._limits = check_stream_limits(limits)
+        self._revision: str = revision
+        self._poison = Poison()
+        self._state = self._tables.initial_state
+        self._events = 0
+        self._ids = _EventIds()
+        self._steps: list[_Step] = []
+        self._by_index: dict[int, _Step] = {}
+        self._call_ids: set[str] = set()
+        self._answered_ids: set[str] = set()
+        self._fragment_bytes = 0
+        self._interaction_id = ""
+        self._status = ""
+        self._usage: dict[str, Any] | None = None
+        self._status_updates: list[str] = []
+
+    @property
+    def revision(self) -> str:
+        """The contract revision this stream enforces."""
+        return self._revision
+
+    @property
+    def poisoned(self) -> bool:
+        """True once anything was raised from ``feed`` or ``close``."""
+        return self._poison.poisoned
+
+    def feed(self, event: object) -> None:
+        """Consume one event. Raises a ``ContractError``; any exception poisons the stream."""
+        self._poison.run(lambda: self._feed(event))
+
+    def close(self) -> GeminiInteractionsTurn:
+        """End of stream: return the turn, or raise (``StreamTruncated`` before the terminal)."""
+        return self._poison.finish(self._close)
+
+    # ------------------------------------------------------------------ internals
+
+    def _feed(self, event: object) -> None:
+        n = self._events
+        self._events += 1
+        where = f"event {n}"
+        if n >= self._limits.max_events:
+            raise LimitExceeded(f"more than {self._limits.max_events} events", where=where)
+        if type(event) is not dict:
+            raise ProtocolViolation(f"an event must be an object, got {preview(event)}", where=where)
+        ev: dict[str, Any] = copy_value(
+            event, what=f"events[{n}]", error=ProtocolViolation, where=where
+        )
+        tables = self._tables
+        event_type = ev.get("event_type")
+        if type(event_type) is not str:
+            raise ProtocolViolation(
+                f"event_type must be a string, got {preview(event_type)}",
+                where=f"events[{n}].event_type",
+            )
+        fields = tables.event_fields.get(event_type)
+        if fields is None:
+            raise UnsupportedProviderState(
+                f"unknown event_type {preview(event_type)}", where=f"events[{n}].event_type"
+            )
+        for field, kind in tables.optional_event_fields.items():
+            if field in ev:
+                check_fields(ev, {field: kind}, f"events[{n}]")
+        event_id = ev.get("event_id")
+        if event_id is not None and self._ids.replayed(event_id, ev, where):
+            return  # idempotent redelivery: already applied once
+        next_state = tables.transitions[self._state].get(event_type)
+        if next_state is None:
+            raise ProtocolViolation(
+                f"{event_type} is not allowed in state {self._state!r}", where=where
+            )
+        check_fields(ev, fields, f"events[{n}]")
+        _HANDLERS[event_type](self, ev, n)
+        self._state = next_state
+
+    def _index(self, ev: Mapping[str, Any], n: int) -> int:
+        index: int = ev["index"]  # an int by the event's field row
+        low, high = self._tables.index_range
+        if not low <= index <= high:
+            raise ProtocolViolation(
+                f"index {index} is outside [{low}, {high}]", where=f"events[{n}].index"
+            )
+        return index
+
+    def _open_step(self, ev: Mapping[str, Any], n: int) -> _Step:
+        index = self._index(ev, n)
+        step = self._by_index.get(index)
+        if step is None:
+            raise ProtocolViolation(
+                f"refers to index {index} without step.start", where=f"events[{n}].index"
+            )
+        if step.stopped:
+            raise ProtocolViolation(
+                f"refers to index {index} after its step.stop", where=f"events[{n}].index"
+            )
+        return step
+
+    def _on_created(self, ev: dict[str, Any], n: int) -> None:
+        interaction: dict[str, Any] = ev["interaction"]
+        where = f"events[{n}].interaction"
+        check_fields(interaction, self._tables.interaction_fields, where)
+        self._interaction_id = interaction["id"]
+        meaning = meaning_of(self._tables, interaction["status"], f"{where}.status")
+        if meaning != "non_terminal":
+            raise ProtocolViolation(
+                "interaction.created must carry a non-terminal status", where=f"{where}.status"
+            )
+
+    def _on_step_start(self, ev: dict[str, Any], n: int) -> None:
+        index = self._index(ev, n)
+        step: dict[str, Any] = ev["step"]
+        where = f"events[{n}].step"
+        role = role_of(self._tables, step.get("type"), where)
+        if index in self._by_index:
+            raise ProtocolViolation(
+                f"index {index} already used in this stream", where=f"events[{n}].index"
+            )
+        if len(self._steps) >= self._limits.max_items:
+            raise LimitExceeded(f"more than {self._limits.max_items} steps", where=where)
+        check_fields(step, self._tables.stream_step_fields[role], where)
+        state = _Step(index, step["type"], role, step)
+        if role == "client_call":
+            call_id: str = step["id"]
+            if call_id in self._call_ids:
+                raise ProtocolViolation(
+                    f"duplicate function_call id {preview(call_id)}", where=f"{where}.id"
+                )
+            if call_id in self._answered_ids:
+                raise _already_answered(call_id, f"{where}.id")
+            self._call_ids.add(call_id)
+            initial = step.get("arguments")
+            if initial is not None and type(initial) is not dict:
+                raise ProtocolViolation(
+                    f"arguments must be an object, got {preview(initial)}",
+                    where=f"{where}.arguments",
+                )
+            state.initial = initial
+        elif role == "client_result":
+            self._note_result(step, where)
+        self._steps.append(state)
+        self._by_index[index] = state
+
+    def _note_result(self, obj: Mapping[str, Any], where: str) -> None:
+        """Record a streamed function_result's call_id; an answered call is never released."""
+        call_id = obj.get("call_id")
+        if type(call_id) is not str:
+            return
+        if call_id in self._call_ids:
+            raise _already_answered(call_id, f"{where}.call_id")
+        self._answered_ids.add(call_id)
+
+    def _on_step_delta(self, ev: dict[str, Any], n: int) -> None:
+        step = self._open_step(ev, n)
+        delta: dict[str, Any] = ev["delta"]
+        where = f"events[{n}].delta"
+        delta_type = delta.get("type")
+        if type(delta_type) is not str:
+            raise ProtocolViolation(
+                f"delta type must be a string, got {preview(delta_type)}", where=f"{where}.type"
+            )
+        delta_types = self._tables.delta_types
+        if delta_type not in delta_types[step.type]:
+            if not any(delta_type in allowed for allowed in delta_types.values()):
+                raise UnsupportedProviderState(
+                    f"unknown delta type {preview(delta_type)}", where=f"{where}.type"
+                )
+            raise ProtocolViolation(
+                f"delta type {preview(delta_type)} not allowed for a {step.type} step",
+                where=f"{where}.type",
+            )
+        if step.role != "client_call":
+            if step.role == "client_result":
+                self._note_result(delta, where)
+            step.deltas.append(delta)
+            return
+        if not self._tables.arguments_delta_fields.issuperset(delta):
+            # Unknown fields are kept raw; they make the step unprovable for replay.
+            step.deltas.append(delta)
+        fragment = delta.get("arguments")
+        if fragment is None:
+            return  # optional field: absent (or null) is no fragment, never "None"
+        if type(fragment) is not str:
+            raise ProtocolViolation(
+                f"arguments must be a string, got {preview(fragment)}",
+                where=f"{where}.arguments",
+            )
+        if not fragment:
+            return
+        if step.initial:
+            raise ProtocolViolation(
+                "argument deltas after a non-empty step.start arguments object",
+                where=f"{where}.arguments",
+            )
+        if step.text is None:
+            step.text = FragmentBuffer(
+                self._limits.max_fragment_bytes, f"arguments of step index {step.index}"
+            )
+        try:
+            size = step.text.append(fragment)
+        except LimitExceeded as exc:
+            raise LimitExceeded(exc.message, where=f"{where}.arguments") from exc
+        self._fragment_bytes += size
+        if self._fragment_bytes > self._limits.max_total_fragment_bytes:
+            raise LimitExceeded(
+                f"argument text exceeds {self._limits.max_total_fragment_bytes} bytes",
+                where=f"{where}.arguments",
+            )
+
+    def _on_step_stop(self, ev: dict[str, Any], n: int) -> None:
+        step = self._open_step(ev, n)
+        step.stopped = True
+        if step.role != "client_call":
+            return
+        where = f"event {n}"
+        if step.text is not None:
+            try:
+                parsed = strict_loads(step.text.text())
+            except (StrictJSONError, LimitExceeded) as exc:
+                raise type(exc)(
+                    f"arguments of step index {step.index}: {exc.message}", where=where
+                ) from exc
+            step.text = None
+            if type(parsed) is not dict:
+                raise ProtocolViolation(
+                    f"arguments of step index {step.index} are not a JSON object", where=where
+                )
+            # strict_loads has the copier's bounds: its value is already plain JSON.
+            step.arguments = parsed
+        elif step.initial is not None:
+            step.arguments = step.initial
+        else:
+            raise ProtocolViolation(
+                f"function_call step index {step.index} stopped without arguments", where=where
+            )
+
+    def _on_status_update(self, ev: dict[str, Any], n: int) -> None:
+        if ev["interaction_id"] != self._interaction_id:
+            raise ProtocolViolation(
+                "interaction_id differs from interaction.created",
+                where=f"events[{n}].interaction_id",
+            )
+        status: str = ev["status"]
+        meaning_of(self._tables, status, f"events[{n}].status")
+        self._status_updates.append(status)  # informational only
+
+    def _on_completed(self, ev: dict[str, Any], n: int) -> None:
+        interaction: dict[str, Any] = ev["interaction"]
+        where = f"events[{n}].interaction"
+        check_fields(interaction, self._tables.interaction_fields, where)
+        if interaction["id"] != self._interaction_id:
+            raise ProtocolViolation(
+                "interaction id differs from interaction.created", where=f"{where}.id"
+            )
+        status: str = interaction["status"]
+        meaning = meaning_of(self._tables, status, f"{where}.status")
+        for step in self._steps:
+            if not step.stopped:
+                raise ProtocolViolation(
+                    f"step index {step.index} has no step.stop before interaction.completed",
+                    where=f"event {n}",
+                )
+        steps = interaction.get("steps")
+        if steps is not None and (type(steps) is not list or steps):
+            raise UnsupportedProviderState(
+                "interaction.steps is non-empty; terminal step reconciliation is not part of "
+                "the pinned stream contract",
+                where=f"{where}.steps",
+            )
+        self._usage = _check_usage(self._tables, interaction.get("usage"), f"{where}.usage")
+        n_calls = sum(1 for s in self._steps if s.role == "client_call")
+        _terminal_gate(status, meaning, n_calls, f"{where}.status")
+        self._status = status
+
+    def _on_error(self, ev: dict[str, Any], n: int) -> None:
+        error = ev.get("error")
+        code = message = None
+        if type(error) is dict:
+            code, message = error.get("code"), error.get("message")
+        raise ProviderError(
+            f"error event (code {preview(code)}): {preview(message, 200)}", where=f"event {n}"
+        )
+
+    def _close(self) -> GeminiInteractionsTurn:
+        if self._state != self._tables.final_state:
+            open_steps = sum(1 for s in self._steps if not s.stopped)
+            raise StreamTruncated(
+                f"stream ended before interaction.completed after {self._events} events "
+                f"({open_steps} step(s) still open)",
+                where=f"event {self._events}",
+            )
+        releases = self._tables.statuses[self._status] == "tool_turn"
+        steps: list[dict[str, Any]] = []
+        calls: list[GeminiFunctionCall] = []
+        for st in self._steps:
+            raw = dict(st.start)
+            if st.arguments is not None:  # only client_call steps have arguments
+                raw["arguments"] = st.arguments
+                if releases:
+                    calls.append(
+                        GeminiFunctionCall(
+                            call_id=raw["id"],
+                            name=raw["name"],
+                            arguments=copy_json(st.arguments, what="arguments"),
+                            index=st.index,
+                        )
+                    )
+            steps.append(raw)
+        return seal(
+            GeminiInteractionsTurn(
+                interaction_id=self._interaction_id,
+                status=self._status,
+                steps=tuple(steps),
+                step_deltas=tuple(tuple(st.deltas) for st in self._steps),
+                step_indexes=tuple(st.index for st in self._steps),
+                calls=tuple(calls),
+                usage=self._usage,
+                status_updates=tuple(self._status_updates),
+                revision=self._revision,
+                digest="",
+            )
+        )
+
+
+_Handler = Callable[[GeminiInteractionsStream, dict[str, Any], int], None]
+#: event_type -> handler; every event type of every revision has one (checked below).
+_HANDLERS: Final[dict[str, _Handler]] = {
+    "interaction.created": GeminiInteractionsStream._on_created,
+    "step.start": GeminiInteractionsStream._on_step_start,
+    "step.delta": GeminiInteractionsStream._on_step_delta,
+    "step.stop": GeminiInteractionsStream._on_step_stop,
+    "interaction.status_update": GeminiInteractionsStream._on_status_update,
+    "interaction.completed": GeminiInteractionsStream._on_completed,
+    "error": GeminiInteractionsStream._on_error,
+}
+
+
+def check_handlers(handlers: Mapping[str, object]) -> None:
+    """Raise ``RuntimeError`` unless every event type of every revision has a handler."""
+    for name, tables in REVISIONS.items():
+        missing = set(tables.event_fields) - set(handlers)
+        if missing:
+            raise RuntimeError(
+                f"gemini_interactions revision {name}: event types without a handler: "
+                f"{sorted(missing)}"
+            )
+
+
+def parse_events(
+    events: Iterable[object],
+    *,
+    revision: str = REVISION,
+    limits: StreamLimits | None = None,
+) -> GeminiInteractionsTurn:
+    """Parse a complete event sequence; see :class:`GeminiInteractionsStream`.
+
+    ``events`` is read at most ``limits.max_events + 1`` times, so an endless
+    iterable is rejected like a long list.
+    """
+    stream = GeminiInteractionsStream(revision=revision, limits=limits)
+    return drive(stream.feed, stream.close, events, stream._limits.max_events)
+
+
+# ----------------------------------------------------------------- snapshots
+
+_ORIGINS: Final = ("create", "get")
+
+
+def parse_interaction(
+    interaction: object,
+    *,
+    origin: str,
+    revision: str = REVISION,
+    limits: StreamLimits | None = None,
+) -> GeminiInteractionSnapshot:
+    """Parse a non-streamed Interaction object (create response or GET) into a snapshot.
+
+    ``origin="create"``: ``steps`` must hold only model-generated steps. ``origin="get"``:
+    ``steps`` must start with the ``user_input`` history. ``steps`` must be present.
+    Raises ``ProtocolViolation`` (shape), ``UnsupportedProviderState`` (unknown or
+    v1beta-only step type, unknown status, unknown revision), ``ProviderError``
+    (failed/cancelled/incomplete), ``LimitExceeded``, ``InvalidArgument`` (``origin``
+    not ``"create"``/``"get"``, bad ``limits``).
+    """
+    tables = check_revision(revision, REVISIONS, _CONTRACT_NAME)
+    bounds = check_stream_limits(limits)
+    if type(origin) is not str or origin not in _ORIGINS:
+        raise InvalidArgument(
+            f"snapshot origin must be 'create' or 'get', got {preview(origin)}", where="origin"
+        )
+    if type(interaction) is not dict:
+        raise ProtocolViolation(
+            f"interaction must be an object, got {preview(interaction)}", where="interaction"
+        )
+    obj: dict[str, Any] = copy_value(
+        interaction, what="interaction", error=ProtocolViolation, where="interaction"
+    )
+    check_fields(obj, tables.interaction_fields, "interaction")
+    status: str = obj["status"]
+    meaning = meaning_of(tables, status, "interaction.status")
+    raw_steps = obj.get("steps")
+    if type(raw_steps) is not list:
+        raise ProtocolViolation(
+            f"steps must be a list (a complete snapshot), got {preview(raw_steps)}",
+            where="interaction.steps",
+        )
+    if len(raw_steps) > bounds.max_items:
+        raise LimitExceeded(f"more than {bounds.max_items} steps", where="interaction.steps")
+    roles: list[str] = []
+    call_ids: set[str] = set()
+    for i, step in enumerate(raw_steps):
+        where = f"interaction.steps[{i}]"
+        if type(step) is not dict:
+            raise ProtocolViolation(f"a step must be an object, got {preview(step)}", where=where)
+        role = role_of(tables, step.get("type"), where)
+        check_fields(step, tables.snapshot_step_fields[role], where)
+        roles.append(role)
+        if role == "client_call":
+            if step["id"] in call_ids:
+                raise ProtocolViolation(
+                    f"duplicate function_call id {preview(step['id'])}", where=f"{where}.id"
+                )
+            call_ids.add(step["id"])
+    if origin == "create":
+        for i, role in enumerate(roles):
+            if role in INPUT_ROLES:
+                raise ProtocolViolation(
+                    "a create response holds only model-generated steps",
+                    where=f"interaction.steps[{i}]",
+                )
+        current = 0
+    else:
+        if not roles or roles[0] != "input":
+            raise ProtocolViolation(
+                "a GET snapshot starts with user_input", where="interaction.steps[0]"
+            )
+        current = max(i for i, r in enumerate(roles) if r in INPUT_ROLES) + 1
+        answered = {
+            s["call_id"] for s, r in zip(raw_steps, roles, strict=True) if r == "client_result"
+        }
+        for i in range(current):
+            if roles[i] == "client_call" and raw_steps[i]["id"] not in answered:
+                raise ProtocolViolation(
+                    "earlier function_call has no function_result",
+                    where=f"interaction.steps[{i}]",
+                )
+    current_calls = [
+        s for s, r in zip(raw_steps[current:], roles[current:], strict=True) if r == "client_call"
+    ]
+    _terminal_gate(status, meaning, len(current_calls), "interaction.status")
+    calls: tuple[GeminiFunctionCall, ...] = ()
+    if meaning == "tool_turn":
+        calls = tuple(
+            GeminiFunctionCall(
+                call_id=s["id"],
+                name=s["name"],
+                arguments=copy_json(s["arguments"], what="arguments"),
+            )
+            for s in current_calls
+        )
+    return seal(
+        GeminiInteractionSnapshot(
+            interaction_id=obj["id"],
+            origin="create" if origin == "create" else "get",
+            status=status,
+            steps=tuple(raw_steps),
+            calls=calls,
+            usage=_check_usage(tables, obj.get("usage"), "interaction.usage"),
+            revision=revision,
+            digest="",
+        )
+    )
+
+
+# At import: an event type without a handler fails here, never as a KeyError.
+check_handlers(_HANDLERS)
+
+if TYPE_CHECKING:
+
+    def _conforms(
+        s: GeminiInteractionsStream, t: GeminiInteractionsTurn, c: GeminiFunctionCall
+    ) -> tuple[StreamProtocol[GeminiInteractionsTurn], TurnProtocol, CallProtocol]:
+        return s, t, c
+
+    def _conforms_snapshot(t: GeminiInteractionSnapshot) -> TurnProtocol:
+        return t

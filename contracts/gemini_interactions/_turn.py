@@ -1,0 +1,288 @@
+"""Value types of a parsed Gemini Interactions turn, and the check that it is unchanged.
+
+A streamed turn (:class:`GeminiInteractionsTurn`) and a create/GET snapshot
+(:class:`GeminiInteractionSnapshot`) both record, when parsed, the digest of their
+canonical snapshot. :func:`verified_snapshot` is what every builder reads: the
+snapshot re-serialized, checked against that digest, and parsed back into fresh
+plain JSON, so nothing a caller changed (or swapped in) after parsing is ever read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any, Final, Literal, TypeVar
+
+from .._stream import check_revision
+from .._values import copy_json, preview
+from ..digest import canonical_bytes, canonical_digest
+from ..errors import ContractError, SnapshotMutated
+from ._tables import REVISIONS
+
+__all__ = [
+    "CONTRACT",
+    "GeminiFunctionCall",
+    "GeminiInteractionsTurn",
+    "GeminiInteractionSnapshot",
+    "AnyTurn",
+    "seal",
+    "verified_snapshot",
+    "copy_value",
+    "check_keys",
+]
+
+#: The contract name bound into every snapshot (and used in messages).
+CONTRACT: Final = "gemini-interactions"
+
+
+@dataclass(frozen=True, slots=True)
+class GeminiFunctionCall:
+    """A client-executable ``function_call`` step.
+
+    ``call_id`` is the function-call step's ``id`` (what a ``function_result`` step's
+    ``call_id`` must equal); ``arguments`` is the strictly parsed JSON object;
+    ``index`` is the stream association key (``None`` for snapshots) and never a
+    position in ``steps``.
+    """
+
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+    index: int | None = None
+
+
+def _listed(value: object, field: str) -> list[Any]:
+    """A tuple field of a turn as a list; anything swapped in for the tuple is rejected
+    before it is iterated (an endless iterable could otherwise exhaust memory)."""
+    if type(value) is not tuple:
+        raise SnapshotMutated(
+            f"turn field {field} is {preview(value)}, not the tuple recorded at parse time",
+            where=f"turn.{field}",
+        )
+    return list(value)
+
+
+def _calls_payload(calls: object) -> list[dict[str, Any]]:
+    payload: list[dict[str, Any]] = []
+    for call in _listed(calls, "calls"):
+        if type(call) is not GeminiFunctionCall:
+            raise SnapshotMutated(
+                f"turn call is {preview(call)}, not a GeminiFunctionCall", where="turn.calls"
+            )
+        payload.append({"call_id": call.call_id, "name": call.name,
+                        "arguments": call.arguments, "index": call.index})
+    return payload
+
+
+class _TurnMethods:
+    """What a streamed turn and a snapshot share beyond their fields."""
+
+    __slots__ = ()
+    usage: dict[str, Any] | None
+    revision: str
+    digest: str
+
+    interaction_id: str
+    origin: str
+    status: str
+    steps: tuple[dict[str, Any], ...]
+
+    def snapshot(self) -> dict[str, Any]:
+        raise NotImplementedError  # pragma: no cover - both turn classes define it
+
+    def _identity(self) -> dict[str, Any]:
+        """The snapshot's first keys: what the turn is bound to, and its raw steps."""
+        return {
+            "contract": CONTRACT,
+            "revision": self.revision,
+            "origin": self.origin,
+            "interaction_id": self.interaction_id,
+            "status": self.status,
+            "steps": _listed(self.steps, "steps"),
+        }
+
+    def check_unchanged(self) -> None:
+        """Raise :class:`~contracts.errors.SnapshotMutated` if the turn changed since parsing."""
+        verified_snapshot(self)
+
+    def usage_totals(self) -> dict[str, int | None]:
+        """The revision's total-usage fields; an absent or non-integer one is ``None``, not 0."""
+        tables = check_revision(self.revision, REVISIONS, CONTRACT)
+        values = self.usage if type(self.usage) is dict else {}
+        out: dict[str, int | None] = {}
+        for field in tables.usage_total_fields:
+            value = values.get(field)
+            out[field] = value if type(value) is int else None
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class GeminiInteractionsTurn(_TurnMethods):
+    """A streamed turn that reached ``interaction.completed`` (origin ``"stream"``).
+
+    ``steps`` are the step objects in ``step.start`` order (function-call
+    ``arguments`` filled from the parsed deltas); ``step_deltas`` are the raw deltas
+    of every non-function step (and argument deltas with unknown fields);
+    ``step_indexes`` the stream association keys. ``calls`` is non-empty only for a
+    status meaning a tool turn (``requires_action``). ``usage`` is the raw usage
+    object of the terminal (``None`` if absent). ``digest`` is the canonical
+    snapshot digest recorded at parse time.
+    """
+
+    interaction_id: str
+    status: str
+    steps: tuple[dict[str, Any], ...]
+    step_deltas: tuple[tuple[dict[str, Any], ...], ...]
+    step_indexes: tuple[int, ...]
+    calls: tuple[GeminiFunctionCall, ...]
+    usage: dict[str, Any] | None
+    status_updates: tuple[str, ...]
+    revision: str
+    digest: str
+    origin: Literal["stream"] = "stream"
+
+    def snapshot(self) -> dict[str, Any]:
+        """The canonical snapshot the digest covers (identities bound in)."""
+        return {
+            **self._identity(),
+            "step_deltas": [_listed(d, "step_deltas") for d in _listed(self.step_deltas,
+                                                                        "step_deltas")],
+            "step_indexes": _listed(self.step_indexes, "step_indexes"),
+            "calls": _calls_payload(self.calls),
+            "usage": self.usage,
+            "status_updates": _listed(self.status_updates, "status_updates"),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class GeminiInteractionSnapshot(_TurnMethods):
+    """A non-streamed Interaction object (origin ``"create"`` or ``"get"``).
+
+    A create-response snapshot holds only model-generated steps; a GET snapshot holds
+    the input history too. ``calls`` is non-empty only for a tool-turn status
+    (``requires_action``); they are the function-call steps of the current turn.
+    """
+
+    interaction_id: str
+    origin: Literal["create", "get"]
+    status: str
+    steps: tuple[dict[str, Any], ...]
+    calls: tuple[GeminiFunctionCall, ...]
+    usage: dict[str, Any] | None
+    revision: str
+    digest: str
+
+    def snapshot(self) -> dict[str, Any]:
+        """The canonical snapshot the digest covers (identities bound in)."""
+        return {
+            **self._identity(),
+            "calls": _calls_payload(self.calls),
+            "usage": self.usage,
+        }
+
+
+AnyTurn = GeminiInteractionsTurn | GeminiInteractionSnapshot
+_AnyTurnT = TypeVar("_AnyTurnT", GeminiInteractionsTurn, GeminiInteractionSnapshot)
+
+
+def seal(turn: _AnyTurnT) -> _AnyTurnT:
+    """Record the digest of a freshly built turn's snapshot (done once, at parse time)."""
+    object.__setattr__(turn, "digest", canonical_digest(turn.snapshot()))
+    return turn
+
+
+def verified_snapshot(turn: _TurnMethods) -> dict[str, Any]:
+    """Return the turn's snapshot as fresh plain JSON if it still has its recorded digest.
+
+    The snapshot is serialized once, hashed, and the same bytes are parsed back, so
+    the result is exactly what the digest covers, of exact builtin types, sharing
+    nothing with the turn. Raises :class:`~contracts.errors.SnapshotMutated` if the
+    turn changed after parsing, including when a swapped-in value raises while it is
+    rendered.
+    """
+    what = f"gemini interaction {type(turn).__name__}"
+    try:
+        snapshot = turn.snapshot()
+        _check_plain(snapshot)
+        data = canonical_bytes(snapshot)
+    except ContractError:
+        raise
+    except Exception as exc:  # a swapped-in value raised: the turn is not the parsed one
+        raise SnapshotMutated(
+            f"{what} can no longer be rendered ({type(exc).__name__}): changed after parsing",
+            where="turn",
+        ) from exc
+    recorded = turn.digest
+    actual = hashlib.sha256(data).hexdigest()
+    if type(recorded) is not str or actual != recorded:
+        raise SnapshotMutated(
+            f"{what} snapshot changed after parsing: digest {actual[:16]}... differs from "
+            "the one recorded at parse time",
+            where="turn",
+        )
+    fresh: dict[str, Any] = json.loads(data)
+    return fresh
+
+
+_SCALARS: Final = (str, int, float, bool, type(None))
+
+
+def _check_plain(value: object) -> None:
+    """Raise SnapshotMutated unless ``value``'s containers are exact, unshared dicts/lists.
+
+    What the parser builds always is; the check keeps the serializer from calling a
+    swapped-in dict subclass's ``items`` (which could run forever) and from expanding
+    shared containers exponentially. Linear in the containers, never recursive.
+    """
+    seen: set[int] = set()
+    stack: list[object] = [value]
+    while stack:
+        node = stack.pop()
+        if type(node) is dict or type(node) is list:
+            if id(node) in seen:
+                raise SnapshotMutated("turn shares a container: changed after parsing",
+                                      where="turn")
+            seen.add(id(node))
+            stack.extend(node.values() if isinstance(node, dict) else node)
+        elif type(node) not in _SCALARS:
+            raise SnapshotMutated(
+                f"turn holds {preview(node)}, not a JSON value: changed after parsing",
+                where="turn",
+            )
+
+
+
+
+def copy_value(
+    value: object, *, what: str, error: type[ContractError], where: str | None
+) -> Any:
+    """:func:`~contracts._values.copy_json`, then :func:`check_keys` on the copy."""
+    copied = copy_json(value, what=what, error=error, where=where)
+    check_keys(copied, what=what, error=error, where=where)
+    return copied
+
+
+def check_keys(value: Any, *, what: str, error: type[ContractError], where: str | None) -> None:
+    """Raise ``error`` if an object key in a copied JSON value holds a lone surrogate.
+
+    The one check the shared copier lacks (it checks string values, not keys). A
+    workaround: once ``copy_json`` checks keys, this and :func:`copy_value` go.
+    """
+    stack: list[Any] = [value]
+    while stack:
+        node = stack.pop()
+        if type(node) is dict:
+            for key, child in node.items():
+                if not key.isascii():
+                    try:
+                        key.encode("utf-8")
+                    except UnicodeEncodeError:
+                        raise error(
+                            f"{what} has an object key with a lone surrogate code point",
+                            where=where,
+                        ) from None
+                if type(child) is dict or type(child) is list:
+                    stack.append(child)
+        elif type(node) is list:
+            stack.extend(c for c in node if type(c) is dict or type(c) is list)
