@@ -26,8 +26,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 
+from ._values import preview
 from .errors import ContractError, FixtureError, LimitExceeded
 from .provenance import validate_source_url
 from .strict_json import loads
@@ -410,26 +411,44 @@ def load_fixture(
     FIFO, a device) is rejected without waiting or reading; a file larger than
     :data:`MAX_FIXTURE_BYTES` is rejected without reading the rest.
     """
-    if not isinstance(path, (str, os.PathLike)):
+    # The path is read once, as an exact str: a str subclass is read through str's own
+    # method, and an os.PathLike's __fspath__ (caller code) runs exactly once, guarded.
+    if issubclass(type(path), str):
+        origin = str.__str__(cast(str, path))
+    elif issubclass(type(path), os.PathLike):
+        try:
+            raw = cast("os.PathLike[str]", path).__fspath__()
+        except Exception as exc:
+            raise FixtureError(
+                f"fixture path's __fspath__ raised {type(exc).__name__}", where="path"
+            ) from exc
+        if type(raw) is not str:
+            raise FixtureError(
+                f"fixture path must give a str path, got {preview(raw)}", where="path"
+            )
+        origin = raw
+    else:
         raise FixtureError(
-            f"fixture path must be str or os.PathLike, got {type(path).__name__}",
-            where="path",
+            f"fixture path must be str or os.PathLike, got {preview(path)}", where="path"
         )
     try:
-        origin = os.fsdecode(path)
         # O_NONBLOCK: opening a FIFO must not wait for a writer; then only a regular
         # file is read (a FIFO, a device or /dev/zero-like file is refused).
         flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-        descriptor = os.open(path, flags)
+        descriptor = os.open(origin, flags)
         with open(descriptor, "rb") as handle:
             mode = os.fstat(handle.fileno()).st_mode
             if not stat.S_ISREG(mode):
                 raise FixtureError(
-                    f"fixture {origin!r} is not a regular file", where="path"
+                    f"fixture {preview(origin)} is not a regular file", where="path"
                 )
             data = handle.read(MAX_FIXTURE_BYTES + 1)
     except (OSError, TypeError, ValueError) as exc:
-        raise FixtureError(f"cannot read fixture {path!r}: {exc}", where="path") from exc
+        raise FixtureError(
+            f"cannot read fixture {preview(origin, 200)}: "
+            f"{exc.strerror if isinstance(exc, OSError) else type(exc).__name__}",
+            where="path",
+        ) from exc
     return load_fixture_bytes(
         data, allow_local_source_urls=allow_local_source_urls, origin=origin
     )

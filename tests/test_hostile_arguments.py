@@ -498,7 +498,13 @@ def test_a_hostile_value_nested_inside_an_argument_raises_only_contract_errors(
         return
     slot, path = data.draw(st.sampled_from(candidates), label="where")
     label, factory = hostile
-    target = baseline.args[slot[1]] if slot[0] == "arg" else baseline.kwargs[slot[1]]
+    # A private copy: baselines may share constants, which must stay intact.
+    target = copy.deepcopy(baseline.args[slot[1]] if slot[0] == "arg"
+                           else baseline.kwargs[slot[1]])
+    if slot[0] == "arg":
+        baseline.args[slot[1]] = target
+    else:
+        baseline.kwargs[slot[1]] = target
     _replace_at(target, path, factory())
     note(f"{name}: {slot} at {path!r} := {label}")
     event(f"nested {label}")
