@@ -8,6 +8,7 @@ triage and the regression store.
     pcfuzz triage DIR [--target T]
     pcfuzz promote ARTIFACT --target T [--expect-crash]
     pcfuzz replay [TARGET ...] [--update]
+    pcfuzz check --contract CONTRACT FILE [--json]
 
 TARGET is a short name (``strict-json``; ``strict_json`` and ``fuzz_strict_json``
 work too; contract names such as ``openai-responses`` name the provider targets).
@@ -24,6 +25,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from fuzz._check import add_parser as add_check_parser
+from fuzz._check import cmd_check
 from fuzz._targets import Layout, Target, TargetNotFound, corpus_stats, discover, resolve
 from fuzz._triage import ReplayError
 
@@ -354,6 +357,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("target", nargs="*")
     p.add_argument("--update", action="store_true",
                    help="flip fixed known-crash regressions to expect pass")
+
+    add_check_parser(sub)
     return parser
 
 
@@ -365,6 +370,7 @@ COMMANDS = {
     "triage": cmd_triage,
     "promote": cmd_promote,
     "replay": cmd_replay,
+    "check": cmd_check,
 }
 
 
