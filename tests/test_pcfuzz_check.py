@@ -316,3 +316,66 @@ def test_readme_example_is_the_real_output() -> None:
     proc = run(*command.split())
     assert proc.returncode == 0
     assert proc.stdout.decode() == shown
+
+
+# --- the byte-level wire fuzz targets run this code path --------------------------------
+
+
+def _wire_target(contract: str) -> Any:
+    from _fuzz import load_fuzz_target
+
+    return load_fuzz_target(f"fuzz_wire_{contract.replace('-', '_')}")
+
+
+@pytest.mark.parametrize("contract", CONTRACTS)
+def test_wire_target_runs_check_bytes(contract: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import fuzz._wire_target as shared
+
+    seen: list[int] = []
+
+    def counting(*args: Any, **kwargs: Any) -> Verdict:
+        seen.append(1)
+        return check_bytes(*args, **kwargs)
+
+    target = _wire_target(contract)
+    monkeypatch.setattr(shared, "check_bytes", counting)
+    target.TestOneInput(wire_bytes(contract))
+    assert len(seen) >= 2  # the input, then the cuts at its terminal event
+
+
+@pytest.mark.parametrize("contract", CONTRACTS)
+def test_wire_target_oracle_catches_a_parser_that_ignores_truncation(
+    contract: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import fuzz._check as check
+
+    target = _wire_target(contract)
+    good = parse_sse(contract, wire_bytes(contract))
+    monkeypatch.setitem(check._PARSE, contract, lambda events: (list(events), good)[1])
+    with pytest.raises(RuntimeError, match="yielded executable calls"):
+        target.TestOneInput(wire_bytes(contract))
+
+
+def test_wire_target_lets_a_non_contract_error_escape(monkeypatch: pytest.MonkeyPatch) -> None:
+    import fuzz._check as check
+
+    def broken(events: Any) -> Any:
+        raise KeyError("a parser bug")
+
+    target = _wire_target("openai-chat")
+    monkeypatch.setitem(check._PARSE, "openai-chat", broken)
+    with pytest.raises(KeyError):
+        target.TestOneInput(wire_bytes("openai-chat"))
+
+
+@given(contract=st.sampled_from(CONTRACTS), data=st.data())
+def test_wire_target_accepts_any_input(contract: str, data: st.DataObject) -> None:
+    if data.draw(st.booleans()):
+        raw = data.draw(st.binary(max_size=200))
+    else:
+        raw = _mutate(wire_bytes(contract), data)
+    event("valid turn" if check_bytes(contract, raw).ok else "rejected")
+    _TARGETS.setdefault(contract, _wire_target(contract)).TestOneInput(raw)
+
+
+_TARGETS: dict[str, Any] = {}
