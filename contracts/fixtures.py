@@ -4,14 +4,17 @@ A fixture (format ``pcfuzz-fixture/1``, documented in ``fixtures/README.md``) is
 JSON object with exactly these keys: ``format``, ``contract``, ``provider``,
 ``api_family``, ``api_version``, ``contract_revision``, ``projection_layer``,
 ``sdk_baseline`` (``package`` and ``version``), ``reviewed``, ``sources``,
-``checked`` and ``events``. :func:`load_fixture` parses it with
+``checked`` and ``events`` (a ``wire-sse-bytes`` fixture has ``sse``, the raw SSE
+text of the turn, instead of ``events``). :func:`load_fixture` parses it with
 :func:`contracts.strict_json.loads`, checks every key and type, pins each
 contract's metadata from :data:`CONTRACT_PINS` (a Gemini fixture must say API
 version ``v1``, never ``v1beta``), validates every source URL with
 :func:`contracts.provenance.validate_source_url` for the fixture's provider,
 requires a GitHub source to show the SDK baseline tag (``blob/v<version>/...`` or
 ``tree/v<version>/...``), and rejects an empty event list or an event that is not a
-JSON object. :func:`load_fixture` reads regular files only (never waits on a FIFO).
+JSON object; the ``sse`` text of a ``wire-sse-bytes`` fixture must decode with
+:func:`contracts.sse.decode_sse` to at least one event and end at an event boundary.
+:func:`load_fixture` reads regular files only (never waits on a FIFO).
 
 Every rejection is a :class:`~contracts.errors.FixtureError`, chained
 (``__cause__``) to the underlying ``StrictJSONError``, ``LimitExceeded``,
@@ -31,11 +34,14 @@ from typing import Any, cast
 from ._values import preview
 from .errors import ContractError, FixtureError, LimitExceeded
 from .provenance import validate_source_url
+from .sse import decode_sse
 from .strict_json import loads
 
 __all__ = [
     "FIXTURE_FORMAT",
     "FIXTURE_KEYS",
+    "WIRE_FIXTURE_KEYS",
+    "WIRE_LAYER",
     "SDK_BASELINE_KEYS",
     "PROJECTION_LAYERS",
     "MAX_FIXTURE_BYTES",
@@ -71,10 +77,16 @@ FIXTURE_KEYS: frozenset[str] = frozenset(
 )
 SDK_BASELINE_KEYS: frozenset[str] = frozenset({"package", "version"})
 
+#: The projection layer whose fixtures hold the raw SSE bytes of a turn.
+WIRE_LAYER = "wire-sse-bytes"
+#: A ``wire-sse-bytes`` fixture has exactly these keys: ``sse`` (the stream as text;
+#: its bytes are ``sse.encode("utf-8")``) replaces ``events``.
+WIRE_FIXTURE_KEYS: frozenset[str] = (FIXTURE_KEYS - {"events"}) | {"sse"}
+
 #: Every projection layer name the format knows. A known name can still be unpinned
-#: for a contract (``wire-sse-bytes`` is pinned for none at revision 2026-07-21).
+#: for a contract.
 PROJECTION_LAYERS: frozenset[str] = frozenset(
-    {"typed-sse-projection", "wire-sse-envelope-projection", "wire-sse-bytes"}
+    {"typed-sse-projection", "wire-sse-envelope-projection", WIRE_LAYER}
 )
 
 #: A GitHub source in a fixture must show the SDK baseline, not a moving branch or a
@@ -111,7 +123,7 @@ CONTRACT_PINS: Mapping[str, Mapping[str, ContractPin]] = MappingProxyType(
                     provider="openai",
                     api_family="responses",
                     api_version="v1",
-                    projection_layers=frozenset({"typed-sse-projection"}),
+                    projection_layers=frozenset({"typed-sse-projection", WIRE_LAYER}),
                     sdk_package="openai",
                     sdk_version="2.46.0",
                 ),
@@ -120,7 +132,7 @@ CONTRACT_PINS: Mapping[str, Mapping[str, ContractPin]] = MappingProxyType(
                     api_family="messages",
                     # The anthropic-version request header of the pinned wire contract.
                     api_version="2023-06-01",
-                    projection_layers=frozenset({"wire-sse-envelope-projection"}),
+                    projection_layers=frozenset({"wire-sse-envelope-projection", WIRE_LAYER}),
                     sdk_package="anthropic",
                     sdk_version="0.117.0",
                 ),
@@ -129,7 +141,7 @@ CONTRACT_PINS: Mapping[str, Mapping[str, ContractPin]] = MappingProxyType(
                     api_family="interactions",
                     # Interactions is GA in v1; a v1beta union is a different contract.
                     api_version="v1",
-                    projection_layers=frozenset({"typed-sse-projection"}),
+                    projection_layers=frozenset({"typed-sse-projection", WIRE_LAYER}),
                     sdk_package="google-genai",
                     sdk_version="2.12.1",
                 ),
@@ -137,7 +149,7 @@ CONTRACT_PINS: Mapping[str, Mapping[str, ContractPin]] = MappingProxyType(
                     provider="openai",
                     api_family="chat-completions",
                     api_version="v1",
-                    projection_layers=frozenset({"typed-sse-projection"}),
+                    projection_layers=frozenset({"typed-sse-projection", WIRE_LAYER}),
                     sdk_package="openai",
                     sdk_version="2.46.0",
                 ),
@@ -159,7 +171,9 @@ class Fixture:
     """A loaded fixture whose metadata matched its contract's pins.
 
     ``sources`` is a tuple of accepted official URLs; ``events`` is the list of
-    event objects (dicts) exactly as parsed, in file order.
+    event objects (dicts) exactly as parsed, in file order (empty for a
+    ``wire-sse-bytes`` fixture). ``sse`` is the raw SSE bytes of a ``wire-sse-bytes``
+    fixture (``None`` for every other layer).
     """
 
     contract: str
@@ -174,6 +188,7 @@ class Fixture:
     sources: tuple[str, ...]
     checked: str
     events: list[dict[str, Any]]
+    sse: bytes | None = None
 
 
 class _Fail:
@@ -289,6 +304,22 @@ def _check_events(value: Any, fail: _Fail) -> list[dict[str, Any]]:
     return value
 
 
+def _check_sse(value: Any, fail: _Fail) -> bytes:
+    if not isinstance(value, str):
+        raise fail(f"sse must be a string, got {type(value).__name__}", "sse")
+    try:
+        data = value.encode("utf-8")
+    except UnicodeEncodeError as exc:  # a lone surrogate (strict JSON rejects them)
+        raise fail("sse is not encodable as UTF-8", "sse") from exc
+    try:
+        events = decode_sse(data)
+    except ContractError as exc:
+        raise fail(f"sse is not a complete SSE stream: {exc}", "sse") from exc
+    if not events:
+        raise fail("sse must hold at least one SSE event", "sse")
+    return data
+
+
 def load_fixture_bytes(
     data: bytes,
     *,
@@ -317,7 +348,14 @@ def load_fixture_bytes(
         raise fail(
             f"top level must be a JSON object, got {type(document).__name__}", "document"
         )
-    _check_keys(document, FIXTURE_KEYS, "document", fail)
+    wire = document.get("projection_layer") == WIRE_LAYER
+    if wire and "sse" not in document and "events" in document:
+        raise fail(
+            f"projection_layer {WIRE_LAYER!r} carries the stream as 'sse' (raw SSE text), "
+            "not as 'events'",
+            "projection_layer",
+        )
+    _check_keys(document, WIRE_FIXTURE_KEYS if wire else FIXTURE_KEYS, "document", fail)
 
     fmt = _string(document, "format", fail)
     if fmt != FIXTURE_FORMAT:
@@ -384,7 +422,12 @@ def load_fixture_bytes(
     sources = _check_sources(
         document["sources"], pin.provider, allow_local_source_urls, fail, pin
     )
-    events = _check_events(document["events"], fail)
+    if wire:
+        events: list[dict[str, Any]] = []
+        sse: bytes | None = _check_sse(document["sse"], fail)
+    else:
+        events = _check_events(document["events"], fail)
+        sse = None
     return Fixture(
         contract=contract,
         provider=values["provider"],
@@ -398,6 +441,7 @@ def load_fixture_bytes(
         sources=sources,
         checked=checked,
         events=events,
+        sse=sse,
     )
 
 

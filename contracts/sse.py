@@ -22,6 +22,7 @@ is poisoned and every later ``feed``/``close`` raises. Rules, decisions and test
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Final, cast
 
@@ -45,6 +46,14 @@ DEFAULT_MAX_EVENT_BYTES: Final = 16 * 1024 * 1024
 MAX_RETRY_DIGITS: Final = 18
 
 _BOM: Final = b"\xef\xbb\xbf"
+
+# The common event, matched whole by one C call on ASCII text without CR: an optional
+# ``id`` line (no NUL: such an id is ignored, left to the general path), an optional
+# ``event`` line, one ``data`` line, the blank line. Each value after one optional
+# space, exactly as the general path reads it. Anything else goes line by line.
+_COMMON_EVENT: Final = re.compile(
+    r"(?:id: ?([^\n\x00]*)\n)?(?:event: ?([^\n]*)\n)?data: ?([^\n]*)\n\n"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,6 +257,66 @@ class SSEDecoder:
 
     def _lines(self, region: bytes, offset: int) -> list[SSEEvent]:
         """Process complete lines; ``region`` ends with a line ending."""
+        if b"\r" not in region and region.isascii():
+            return self._ascii_lf_lines(region.decode("ascii"), offset)
+        events: list[SSEEvent] = []
+        self._general(region, offset, events)
+        return events
+
+    def _ascii_lf_lines(self, text: str, offset: int) -> list[SSEEvent]:
+        """:meth:`_lines` for ASCII text with LF endings only: characters are bytes.
+        Whole common events (:data:`_COMMON_EVENT`) are matched at event boundaries
+        in one C call each; any other block, up to its blank line, goes through
+        :meth:`_general`. The events, offsets and errors are the general path's."""
+        events: list[SSEEvent] = []
+        match = _COMMON_EVENT.match
+        n = len(text)
+        pos = 0
+        # Both limits hold for a whole event whose field lines sum to at most this.
+        fits = min(self._max_line, self._max_event)
+        retry = self._retry
+        index = self._index
+        id_buffer = self._id_buffer
+        last_event_id = self._last_event_id
+        while pos < n:
+            if self._event_start < 0:
+                m = match(text, pos)
+                if m is not None:
+                    end = m.end()
+                    ident, name, data = m.groups()
+                    # Field-line bytes: the block minus its line endings.
+                    size = end - pos - 2 - (ident is not None) - (name is not None)
+                    if size <= fits:
+                        if ident is not None:
+                            id_buffer = ident
+                        last_event_id = id_buffer  # its blank line
+                        events.append(SSEEvent(name or "message", data, id_buffer, retry,
+                                               offset + pos, index))
+                        index += 1
+                        pos = end
+                        continue
+            # One block line by line: up to and including its blank line (or the end).
+            if text.startswith("\n", pos):
+                stop = pos + 1
+            else:
+                stop = text.find("\n\n", pos)
+                stop = n if stop < 0 else stop + 2
+            self._index = index
+            self._id_buffer = id_buffer
+            self._last_event_id = last_event_id
+            self._general(text[pos:stop].encode("ascii"), offset + pos, events)
+            retry = self._retry
+            index = self._index
+            id_buffer = self._id_buffer
+            last_event_id = self._last_event_id
+            pos = stop
+        self._index = index
+        self._id_buffer = id_buffer
+        self._last_event_id = last_event_id
+        return events
+
+    def _general(self, region: bytes, offset: int, events: list[SSEEvent]) -> None:
+        """Process complete lines one by one, appending dispatched events."""
         raws = region.splitlines(True)
         bad: UnicodeDecodeError | None = None
         try:
@@ -269,7 +338,6 @@ class SSEDecoder:
             lines = text.split("\n")
             lines.pop()
             ascii_only = text.isascii()
-        events: list[SSEEvent] = []
         max_line = self._max_line
         max_event = self._max_event
         # The hot loop works on locals; the state is written back after it (after an
@@ -347,7 +415,6 @@ class SSEDecoder:
                 f"SSE stream is not valid UTF-8 ({bad.reason})",
                 where=f"byte {offset + bad.start}",
             )
-        return events
 
     def _set_retry(self, value: str, pos: int) -> None:
         # WHATWG: only ASCII digits set the reconnection time; anything else is ignored.

@@ -9,6 +9,7 @@ triage and the regression store.
     pcfuzz promote ARTIFACT --target T [--expect-crash]
     pcfuzz replay [TARGET ...] [--update]
     pcfuzz bench [--quick] [--json FILE] [--markdown]
+    pcfuzz check --contract CONTRACT FILE [--json]
 
 TARGET is a short name (``strict-json``; ``strict_json`` and ``fuzz_strict_json``
 work too; contract names such as ``openai-responses`` name the provider targets).
@@ -25,6 +26,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from fuzz._check import add_parser as add_check_parser
+from fuzz._check import cmd_check
 from fuzz._targets import Layout, Target, TargetNotFound, corpus_stats, discover, resolve
 from fuzz._triage import ReplayError
 
@@ -360,6 +363,7 @@ def build_parser() -> argparse.ArgumentParser:
     from fuzz._bench import add_arguments as add_bench_arguments
 
     add_bench_arguments(p)
+    add_check_parser(sub)
     return parser
 
 
@@ -378,6 +382,7 @@ COMMANDS = {
     "promote": cmd_promote,
     "replay": cmd_replay,
     "bench": cmd_bench,
+    "check": cmd_check,
 }
 
 

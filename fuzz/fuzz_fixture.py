@@ -8,7 +8,9 @@ may escape the loader. The oracle:
 - the opt-in only opens: a document accepted without it is accepted, equal, with it;
 - an accepted fixture declares exactly the metadata the format documentation pins
   for its contract (an independent table, not the loader's), has a non-empty list
-  of object events, and every source re-parsed by ``urllib.parse.urlsplit`` is on
+  of object events (or, in the ``wire-sse-bytes`` layer, no events and raw SSE
+  bytes that ``strategies.sse.reference_decode`` decodes to at least one event
+  without error), and every source re-parsed by ``urllib.parse.urlsplit`` is on
   an official host of the fixture's provider (or loopback with the opt-in), a GitHub
   source at ``blob/`` or ``tree/`` of the SDK baseline tag ``v<version>``.
 
@@ -29,6 +31,9 @@ with atheris.instrument_imports():
 # Harness code (independent models); not instrumented.
 from strategies.fixture_docs import EXPECTED, REVISION
 from strategies.source_urls import accepted_url_problem
+from strategies.sse import reference_decode
+
+WIRE_LAYER = "wire-sse-bytes"
 
 
 def check_fixture(fixture: Fixture, allow_local: bool) -> None:
@@ -36,10 +41,11 @@ def check_fixture(fixture: Fixture, allow_local: bool) -> None:
     exp = EXPECTED.get(fixture.contract)
     if exp is None:
         raise RuntimeError(f"accepted unknown contract {fixture.contract!r}")
+    wire = fixture.projection_layer == WIRE_LAYER
     declared = (
         fixture.provider, fixture.api_family, fixture.api_version,
-        fixture.projection_layer, fixture.sdk_package, fixture.sdk_version,
-        fixture.contract_revision,
+        exp.projection_layer if wire else fixture.projection_layer,
+        fixture.sdk_package, fixture.sdk_version, fixture.contract_revision,
     )
     pinned = (
         exp.provider, exp.api_family, exp.api_version, exp.projection_layer,
@@ -47,7 +53,11 @@ def check_fixture(fixture: Fixture, allow_local: bool) -> None:
     )
     if declared != pinned:
         raise RuntimeError(f"accepted metadata {declared} differs from the pin {pinned}")
-    if not fixture.events or not all(isinstance(e, dict) for e in fixture.events):
+    if wire:
+        decoded = reference_decode(fixture.sse) if isinstance(fixture.sse, bytes) else None
+        if fixture.events or not isinstance(decoded, list) or not decoded:
+            raise RuntimeError("accepted a wire fixture without a complete SSE stream")
+    elif not fixture.events or not all(isinstance(e, dict) for e in fixture.events):
         raise RuntimeError("accepted an empty event list or a non-object event")
     if not fixture.sources:
         raise RuntimeError("accepted a fixture without sources")

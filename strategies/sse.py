@@ -38,6 +38,7 @@ __all__ = [
     "RefEvent",
     "RefError",
     "render_events",
+    "render_api_events",
     "RENDER_MODES",
 ]
 
@@ -367,6 +368,34 @@ def render_events(contract: str, events: list[Any], rng: random.Random) -> bytes
         line("")
     body = "".join(parts).encode("utf-8")
     return (BOM + body) if rng.random() < 0.2 else body
+
+
+def render_api_events(contract: str, events: list[Any]) -> bytes:
+    """Render a valid event list of ``contract`` the way its API frames it on the
+    wire, deterministically: LF line endings, one compact JSON ``data:`` line per
+    event, no BOM, no comments; ``event:`` names for openai-responses and
+    anthropic-messages, ``id: <event_id>`` lines for gemini-interactions events that
+    carry one, bare ``data:`` frames and ``data: [DONE]`` for openai-chat. Used for
+    the ``wire-sse-bytes`` fixtures."""
+    out: list[str] = []
+    for event in events:
+        if contract == "openai-chat":
+            if event == "[DONE]" or event == {"data": "[DONE]"}:
+                out.append("data: [DONE]\n\n")
+                continue
+            payload = event
+        elif contract == "anthropic-messages":
+            out.append(f"event: {event['event']}\n")
+            payload = event["data"]
+        elif contract == "openai-responses":
+            out.append(f"event: {event['type']}\n")
+            payload = event
+        else:
+            if "event_id" in event:
+                out.append(f"id: {event['event_id']}\n")
+            payload = event
+        out.append(f"data: {json.dumps(payload, separators=(',', ':'), ensure_ascii=False)}\n\n")
+    return "".join(out).encode("utf-8")
 
 
 def _json(value: Any, rng: random.Random) -> str:

@@ -1,0 +1,447 @@
+"""``pcfuzz check``: a verdict on one captured turn.
+
+    pcfuzz check --contract CONTRACT FILE [--json] [--format auto|sse|jsonl|fixture]
+
+FILE is raw SSE bytes (``.sse``, ``.txt``), JSON lines of parser events (``.jsonl``),
+a ``pcfuzz-fixture/1`` file (``.json``; a ``wire-sse-bytes`` fixture is checked as
+its SSE bytes, any other layer as its events), or ``-`` for standard input (format
+sniffed: a first non-blank byte ``{`` or ``"`` means JSON lines, anything else SSE).
+
+The verdict comes from the wire path (:class:`contracts.sse.SSEDecoder`,
+:func:`contracts.wire.sse_to_events`, the contract's ``parse_events``), driven here so
+that the first violation is located as an SSE event index and a byte offset. Only
+:class:`~contracts.errors.ContractError` is caught: any other exception is a bug and
+propagates (the byte-level fuzz targets run :func:`check_bytes` and crash on it).
+
+Exit status: 0 for a complete valid turn, 1 for a contract violation or a truncated
+stream, 2 for usage errors (unknown contract, missing or unreadable file, a fixture of
+another contract).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from contracts import anthropic_messages, gemini_interactions, openai_chat, openai_responses
+from contracts.errors import ContractError
+from contracts.fixtures import WIRE_LAYER, load_fixture_bytes
+from contracts.sse import SSEDecoder, SSEEvent
+from contracts.strict_json import loads
+from contracts.wire import CONTRACTS, sse_to_events
+
+__all__ = ["FORMATS", "MAX_INPUT_BYTES", "UsageError", "Verdict", "check_bytes", "add_parser",
+           "cmd_check"]
+
+FORMATS = ("auto", "sse", "jsonl", "fixture")
+#: A capture larger than this is a usage error (it is not read whole into memory).
+MAX_INPUT_BYTES = 256 * 1024 * 1024
+_SUFFIXES = {".sse": "sse", ".txt": "sse", ".jsonl": "jsonl", ".json": "fixture"}
+
+
+class UsageError(Exception):
+    """The check cannot run as asked (unknown contract or format, a fixture of
+    another contract): exit status 2, never a verdict."""
+
+# ---------------------------------------------------------------------------
+# Per-contract accessors. The provider modules are public API; anything that may be
+# renamed (a status accessor, recovery calls) is read here, in one table each.
+
+_PARSE: dict[str, Callable[..., Any]] = {
+    "openai-responses": openai_responses.parse_events,
+    "anthropic-messages": anthropic_messages.parse_events,
+    "gemini-interactions": gemini_interactions.parse_events,
+    "openai-chat": openai_chat.parse_events,
+}
+
+_MISSING = object()
+
+
+def _chat_status(turn: Any) -> Any:
+    # ``finish_reason`` on the turn; older/newer shapes keep it on a completion
+    # snapshot (an attribute, or a method returning a dict).
+    value = getattr(turn, "finish_reason", _MISSING)
+    if value is not _MISSING:
+        return value
+    for name in ("completion", "snapshot"):
+        holder = getattr(turn, name, None)
+        if callable(holder):
+            holder = holder()
+        if isinstance(holder, dict):
+            return holder.get("finish_reason")
+        if holder is not None and hasattr(holder, "finish_reason"):
+            return holder.finish_reason
+    return None
+
+
+_STATUS: dict[str, Callable[[Any], Any]] = {
+    "openai-responses": lambda turn: turn.status,
+    "anthropic-messages": lambda turn: turn.stop_reason,
+    "gemini-interactions": lambda turn: turn.status,
+    "openai-chat": _chat_status,
+}
+
+# Field names of the raw objects that carry executable calls, at the SDK baselines
+# pinned in contracts/fixtures.py (fixtures/schemas/): any other key was kept as-is
+# by the parser and is listed as an unknown field. Chat builds its message from
+# deltas and rejects unknown delta fields, so it keeps none.
+_CALL_FIELDS: dict[str, frozenset[str]] = {
+    "openai-responses": frozenset(
+        {"type", "id", "call_id", "name", "arguments", "status", "caller", "namespace"}),
+    "anthropic-messages": frozenset({"type", "id", "name", "input", "caller"}),
+    "gemini-interactions": frozenset(
+        {"type", "id", "name", "call_id", "arguments", "signature"}),
+}
+
+
+def _call_objects(contract: str, turn: Any) -> list[tuple[str, Any]]:
+    """(path, raw object) of each executable call."""
+    if contract == "openai-responses":
+        return [(f"response.output[{c.output_index}]", c.raw_item) for c in turn.calls]
+    if contract == "anthropic-messages":
+        blocks = turn.blocks
+        return [(f"message.content[{c.index}]", blocks[c.index]) for c in turn.calls
+                if 0 <= c.index < len(blocks)]
+    if contract == "gemini-interactions":
+        where = {index: n for n, index in enumerate(turn.step_indexes)}
+        out = []
+        for c in turn.calls:
+            n = where.get(c.index)
+            if n is not None:
+                out.append((f"steps[{n}]", turn.steps[n]))
+        return out
+    return []
+
+
+def _unknown_fields(contract: str, turn: Any) -> list[str]:
+    known = _CALL_FIELDS.get(contract)
+    if known is None:
+        return []
+    return [f"{path}.{key}" for path, obj in _call_objects(contract, turn)
+            if isinstance(obj, dict) for key in obj if key not in known]
+
+
+def _recovery(turn: Any) -> list[dict[str, Any]]:
+    out = []
+    for call in getattr(turn, "recovery_calls", ()):
+        out.append({
+            "call_id": call.call_id,
+            "name": call.name,
+            "reason": getattr(call, "reason", None),
+        })
+    return out
+
+
+# ---------------------------------------------------------------------------
+# The verdict
+
+
+@dataclass
+class Verdict:
+    """What ``pcfuzz check`` says about one captured turn.
+
+    ``terminal``: the contract's terminal event arrived, the stream ended cleanly and
+    the parser returned a Turn (only then are ``calls`` executable). ``status``: the
+    provider's stop reason or status of that Turn (``None`` otherwise). ``events``:
+    SSE events (or JSON lines) handed to the parser. ``violation``: ``None`` or
+    ``{"error", "message", "event_index", "byte_offset"}`` for the first violation;
+    ``event_index`` is the SSE event (or JSON line, 0-based) being handled, the
+    number of events for an error at the end of the stream; ``byte_offset`` is the
+    offset in the checked bytes (for a ``wire-sse-bytes`` fixture: in its ``sse``).
+    """
+
+    contract: str
+    source: str
+    format: str
+    terminal: bool = False
+    status: Any = None
+    revision: str | None = None
+    digest: str | None = None
+    events: int = 0
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    recovery_calls: list[dict[str, Any]] = field(default_factory=list)
+    unknown_fields: list[str] = field(default_factory=list)
+    violation: dict[str, Any] | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.violation is None and self.terminal
+
+    @property
+    def exit_code(self) -> int:
+        return 0 if self.ok else 1
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "contract": self.contract,
+            "source": self.source,
+            "format": self.format,
+            "ok": self.ok,
+            "terminal": self.terminal,
+            "status": self.status,
+            "revision": self.revision,
+            "digest": self.digest,
+            "events": self.events,
+            "calls": self.calls,
+            "recovery_calls": self.recovery_calls,
+            "unknown_fields": self.unknown_fields,
+            "violation": self.violation,
+        }
+
+    def render(self) -> str:
+        lines = [f"{self.source}: {self.contract}, {self.format}, {self.events} events"]
+        if self.ok:
+            lines.append(f"  verdict:  OK, complete turn (status {self.status!r})")
+        else:
+            lines.append("  verdict:  REJECTED, no executable calls")
+        lines.append(f"  terminal: {'yes' if self.terminal else 'no'}")
+        if self.terminal:
+            lines.append(f"  status:   {self.status}")
+            if self.revision is not None:
+                lines.append(f"  revision: {self.revision}")
+            lines.append(f"  digest:   {self.digest}")
+        lines.append(f"  calls:    {len(self.calls)} executable")
+        for call in self.calls:
+            lines.append(f"    {call['call_id']}  {call['name']}({_summary(call['arguments'])})")
+        if self.recovery_calls:
+            lines.append(f"  recovery: {len(self.recovery_calls)} (not executable)")
+            for call in self.recovery_calls:
+                lines.append(f"    {call['call_id']}  {call['name']}: {call['reason']}")
+        if self.terminal:
+            if self.contract not in _CALL_FIELDS:
+                kept = "none exposed by this contract's turn"
+            else:
+                kept = ", ".join(self.unknown_fields) or "none"
+            lines.append(f"  unknown fields kept on calls: {kept}")
+        v = self.violation
+        if v is not None:
+            at = []
+            if v["event_index"] is not None:
+                at.append(f"event {v['event_index']}")
+            if v["byte_offset"] is not None:
+                at.append(f"byte {v['byte_offset']}")
+            lines.append(f"  violation: {v['error']} at {', '.join(at) or 'document'}")
+            lines.append(f"    {v['message']}")
+        return "\n".join(lines)
+
+
+def _summary(arguments: Any, width: int = 72) -> str:
+    text = json.dumps(arguments, ensure_ascii=False, separators=(", ", ": "), sort_keys=True)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def _violation(exc: ContractError, index: int | None, offset: int | None) -> dict[str, Any]:
+    return {
+        "error": type(exc).__name__,
+        "message": str(exc),
+        "event_index": index,
+        "byte_offset": offset,
+    }
+
+
+_BYTE = re.compile(r"byte (\d+)")
+
+
+class _Cursor:
+    """Where the pipeline is: the event being handled, events handed over, the end."""
+
+    __slots__ = ("current_index", "current_offset", "handed", "at_end", "in_decoder")
+
+    def __init__(self) -> None:
+        self.current_index: int | None = None
+        self.current_offset: int | None = None
+        self.handed = 0
+        self.at_end = False
+        self.in_decoder = False  # an error now is the SSE decoder's own
+
+
+def _sse_source(contract: str, data: bytes, cursor: _Cursor) -> Iterator[Any]:
+    decoder = SSEDecoder()
+
+    def tracked() -> Iterator[SSEEvent]:
+        cursor.in_decoder = True
+        batch = decoder.feed(data)
+        cursor.in_decoder = False
+        for sse in batch:
+            cursor.current_index, cursor.current_offset = sse.index, sse.byte_offset
+            cursor.handed += 1
+            yield sse
+        cursor.current_index = cursor.current_offset = None
+        cursor.at_end = True
+        cursor.in_decoder = True
+        decoder.close()
+        cursor.in_decoder = False
+
+    yield from sse_to_events(contract, tracked())
+
+
+def _sse_error_location(data: bytes, exc: ContractError) -> tuple[int | None, int | None]:
+    """(event index, byte offset) of an SSE-layer error, whose ``where`` is ``byte N``."""
+    match = _BYTE.fullmatch(exc.where or "")
+    if match is None:
+        return None, None
+    offset = int(match.group(1))
+    try:  # events completed before the offset: the failing one is the next
+        index = len(SSEDecoder().feed(data[:offset]))
+    except ContractError:
+        index = None
+    return index, offset
+
+
+def _jsonl_source(contract: str, data: bytes, cursor: _Cursor) -> Iterator[Any]:
+    offset = 0
+    index = 0
+    for line in data.splitlines(keepends=True):
+        start, offset = offset, offset + len(line)
+        if not line.strip():
+            continue
+        cursor.current_index, cursor.current_offset = index, start
+        cursor.handed += 1
+        index += 1
+        value = loads(line.rstrip(b"\r\n"))
+        if contract == "openai-chat" and value == openai_chat.FIXTURE_DONE_EVENT:
+            value = openai_chat.DONE
+        yield value
+    cursor.current_index = cursor.current_offset = None
+    cursor.at_end = True
+
+
+def _events_source(contract: str, events: list[Any], cursor: _Cursor) -> Iterator[Any]:
+    if contract == "openai-chat":
+        events = openai_chat.frames_from_fixture_events(events)
+    for index, value in enumerate(events):
+        cursor.current_index = index
+        cursor.handed += 1
+        yield value
+    cursor.current_index = None
+    cursor.at_end = True
+
+
+def _sniff(data: bytes) -> str:
+    head = data.lstrip(b" \t\r\n\xef\xbb\xbf")[:1]
+    return "jsonl" if head in (b"{", b'"') else "sse"
+
+
+def check_bytes(contract: str, data: bytes, *, format: str = "sse",
+                source: str = "<bytes>") -> Verdict:
+    """Check ``data`` as one turn of ``contract``; return the :class:`Verdict`.
+
+    ``format``: ``sse``, ``jsonl``, ``fixture`` or ``auto`` (sniffed as for stdin).
+    Never raises a :class:`ContractError` (it becomes the verdict's violation); an
+    unknown ``contract`` or ``format``, or a fixture of another contract, is a
+    :class:`UsageError`. Any other exception is a bug and propagates.
+    """
+    if contract not in CONTRACTS:
+        raise UsageError(f"unknown contract {contract!r}; known: {', '.join(CONTRACTS)}")
+    if format not in FORMATS:
+        raise UsageError(f"unknown format {format!r}; known: {', '.join(FORMATS)}")
+    if format == "auto":
+        format = _sniff(data)
+    verdict = Verdict(contract=contract, source=source, format=format)
+    cursor = _Cursor()
+    if format == "fixture":
+        try:
+            fixture = load_fixture_bytes(data, origin=source)
+        except ContractError as exc:
+            verdict.violation = _violation(exc, None, None)
+            return verdict
+        if fixture.contract != contract:
+            raise UsageError(f"{source} is a fixture of {fixture.contract}, not {contract}")
+        if fixture.projection_layer == WIRE_LAYER and fixture.sse is not None:
+            data, verdict.format = fixture.sse, "fixture (wire-sse-bytes)"
+            events: Iterator[Any] = _sse_source(contract, data, cursor)
+        else:
+            verdict.format = f"fixture ({fixture.projection_layer})"
+            events = _events_source(contract, fixture.events, cursor)
+    elif format == "jsonl":
+        events = _jsonl_source(contract, data, cursor)
+    else:
+        events = _sse_source(contract, data, cursor)
+    try:
+        turn = _PARSE[contract](events)
+    except ContractError as exc:
+        verdict.events = cursor.handed
+        if cursor.in_decoder:
+            # Raised by the SSE decoder itself: ``where`` is its byte offset.
+            index, offset = _sse_error_location(data, exc)
+        elif cursor.at_end:
+            index, offset = cursor.handed, len(data)
+        else:
+            index, offset = cursor.current_index, cursor.current_offset
+        verdict.violation = _violation(exc, index, offset)
+        return verdict
+    verdict.events = cursor.handed
+    verdict.terminal = True
+    verdict.status = _STATUS[contract](turn)
+    verdict.revision = getattr(turn, "revision", None) or getattr(turn, "contract_revision", None)
+    verdict.digest = getattr(turn, "digest", None)
+    verdict.calls = [{"call_id": c.call_id, "name": c.name, "arguments": c.arguments}
+                     for c in turn.calls]
+    verdict.recovery_calls = _recovery(turn)
+    verdict.unknown_fields = _unknown_fields(contract, turn)
+    return verdict
+
+
+# ---------------------------------------------------------------------------
+# The subcommand
+
+
+def add_parser(sub: Any) -> None:
+    """Register ``check`` on the ``pcfuzz`` subparsers."""
+    p = sub.add_parser(
+        "check",
+        help="verdict on one captured turn (raw SSE bytes, JSON lines or a fixture)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--contract", required=True, choices=CONTRACTS,
+                   help="the contract the capture claims to follow")
+    p.add_argument("file", metavar="FILE",
+                   help="the capture: .sse/.txt raw SSE bytes, .jsonl JSON lines of events, "
+                        ".json a pcfuzz-fixture/1 file; - reads standard input")
+    p.add_argument("--json", action="store_true",
+                   help="print the verdict as one JSON object instead of text")
+    p.add_argument("--format", choices=FORMATS, default="auto",
+                   help="how to read FILE (default auto: by suffix; stdin and other "
+                        "suffixes are sniffed)")
+
+
+def _read(path: str) -> bytes:
+    if path == "-":
+        data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+    else:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_INPUT_BYTES + 1)
+    if len(data) > MAX_INPUT_BYTES:
+        raise OSError(f"input is larger than {MAX_INPUT_BYTES} bytes")
+    return data
+
+
+def cmd_check(layout: Any, args: argparse.Namespace) -> int:
+    """``pcfuzz check``: print the verdict; exit 0 ok, 1 violation, 2 usage error."""
+    path: str = args.file
+    fmt: str = args.format
+    if fmt == "auto" and path != "-":
+        fmt = _SUFFIXES.get(Path(path).suffix.lower(), "auto")
+    try:
+        data = _read(path)
+    except (OSError, ValueError) as exc:
+        print(f"pcfuzz check: cannot read {path}: {exc}", file=sys.stderr)
+        return 2
+    try:
+        verdict = check_bytes(args.contract, data, format=fmt,
+                              source="<stdin>" if path == "-" else path)
+    except UsageError as exc:
+        print(f"pcfuzz check: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(verdict.to_json(), ensure_ascii=False))
+    else:
+        print(verdict.render())
+    return verdict.exit_code

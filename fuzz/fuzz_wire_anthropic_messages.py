@@ -1,0 +1,34 @@
+#!/usr/bin/env python3
+"""Atheris target: raw SSE bytes of one anthropic-messages turn, through the code path of
+``pcfuzz check --contract anthropic-messages`` (``fuzz._check.check_bytes``).
+
+The whole input is the stream, so a captured ``.sse`` file is a valid seed (the
+seeds are the ``wire-sse-bytes`` fixture and rendered strategy outputs). Oracle
+(``fuzz/_wire_target.py``): only ``ContractError`` escapes the wire path; a rejected
+stream has no calls; an accepted one is the same Turn through ``contracts.wire``
+whole and re-chunked; cut at or inside its terminal event it yields no calls.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import atheris
+
+with atheris.instrument_imports():
+    import contracts  # noqa: F401  (instrument the library before the harness loads it)
+    from fuzz._check import check_bytes  # noqa: F401
+
+from fuzz._wire_target import make_target
+
+CONTRACT = "anthropic-messages"
+TestOneInput = make_target(CONTRACT)
+
+
+def main() -> None:
+    atheris.Setup(sys.argv, TestOneInput)
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()
