@@ -28,8 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_openai_responses import two_call_stream  # noqa: E402
 from bench_strict_json import paired  # noqa: E402
 
-from contracts.sse import SSEDecoder, decode_sse  # noqa: E402
-from contracts.wire import parse_sse  # noqa: E402
+from pcfuzz.contracts.sse import SSEDecoder, decode_sse  # noqa: E402
+from pcfuzz.contracts.wire import parse_sse  # noqa: E402
 
 
 def render(events: list[dict[str, Any]], ending: str = "\n") -> bytes:

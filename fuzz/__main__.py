@@ -1,3 +1,3 @@
-from fuzz.cli import main
+from pcfuzz.fuzz.cli import main
 
 raise SystemExit(main())

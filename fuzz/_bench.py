@@ -40,8 +40,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fuzz import _bench_data as data
-from fuzz._targets import Layout, Target, discover, subprocess_env
+from pcfuzz.fuzz import _bench_data as data
+from pcfuzz.fuzz._targets import Layout, Target, discover, subprocess_env
 
 __all__ = ["CASE_GROUPS", "Record", "add_arguments", "main", "run"]
 
@@ -172,7 +172,7 @@ DOCUMENT_GOAL = 1.5
 
 
 def _strict_json_case(label: str, group: str, doc: bytes, goal: float, opts: Options) -> Record:
-    from contracts.strict_json import loads
+    from pcfuzz.contracts.strict_json import loads
 
     if loads(doc) != json.loads(doc):
         raise RuntimeError(f"{label}: strict_json and json.loads disagree")
@@ -207,7 +207,7 @@ GROWTH_GOAL = 1.1
 
 def _parse_events(contract: str) -> Callable[[Any], Any]:
     # The public path only: the provider modules may become packages.
-    parse: Callable[[Any], Any] = importlib.import_module(f"contracts.{contract}").parse_events
+    parse: Callable[[Any], Any] = importlib.import_module(f"pcfuzz.contracts.{contract}").parse_events
     return parse
 
 

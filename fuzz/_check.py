@@ -29,12 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from contracts import anthropic_messages, gemini_interactions, openai_chat, openai_responses
-from contracts.errors import ContractError
-from contracts.fixtures import WIRE_LAYER, load_fixture_bytes
-from contracts.sse import SSEDecoder, SSEEvent
-from contracts.strict_json import loads
-from contracts.wire import CONTRACTS, sse_to_events
+from pcfuzz.contracts import anthropic_messages, gemini_interactions, openai_chat, openai_responses
+from pcfuzz.contracts.errors import ContractError
+from pcfuzz.contracts.fixtures import WIRE_LAYER, load_fixture_bytes
+from pcfuzz.contracts.sse import SSEDecoder, SSEEvent
+from pcfuzz.contracts.strict_json import loads
+from pcfuzz.contracts.wire import CONTRACTS, sse_to_events
 
 __all__ = ["FORMATS", "MAX_INPUT_BYTES", "UsageError", "Verdict", "check_bytes", "add_parser",
            "cmd_check"]

@@ -10,8 +10,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from fuzz._libfuzzer import count_features, merge
-from fuzz._targets import Target, corpus_stats
+from pcfuzz.fuzz._libfuzzer import count_features, merge
+from pcfuzz.fuzz._targets import Target, corpus_stats
 
 __all__ = ["MinimizeResult", "minimize_corpus"]
 

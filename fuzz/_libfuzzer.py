@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from fuzz._targets import Target, subprocess_env
+from pcfuzz.fuzz._targets import Target, subprocess_env
 
 __all__ = [
     "Campaign",

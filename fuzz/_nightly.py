@@ -20,12 +20,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from fuzz._corpus import minimize_corpus
-from fuzz._libfuzzer import Campaign, CampaignResult
-from fuzz._regressions import known_fingerprints, tool_versions
-from fuzz._report import render_svg, write_junit, write_markdown, write_summary
-from fuzz._targets import Layout, Target, corpus_stats, discover, subprocess_env
-from fuzz._triage import ReplayError, triage
+from pcfuzz.fuzz._corpus import minimize_corpus
+from pcfuzz.fuzz._libfuzzer import Campaign, CampaignResult
+from pcfuzz.fuzz._regressions import known_fingerprints, tool_versions
+from pcfuzz.fuzz._report import render_svg, write_junit, write_markdown, write_summary
+from pcfuzz.fuzz._targets import Layout, Target, corpus_stats, discover, subprocess_env
+from pcfuzz.fuzz._triage import ReplayError, triage
 
 __all__ = ["NightlyOptions", "run_nightly", "save_last_run"]
 
@@ -208,7 +208,7 @@ def _run_properties(
     junit = opts.report_dir / "properties-junit.xml"
     tests = opts.property_tests or [str(REPO_ROOT / "tests")]
     cmd = [
-        sys.executable, "-m", "pytest", "-p", "fuzz._pytest_budget", "-p", "no:cacheprovider",
+        sys.executable, "-m", "pytest", "-p", "pcfuzz.fuzz._pytest_budget", "-p", "no:cacheprovider",
         "-q", "--hypothesis-show-statistics", f"--junitxml={junit}",
     ]
     if opts.jobs > 1 and importlib.util.find_spec("xdist") is not None:
@@ -290,7 +290,7 @@ def _run_properties(
 def run_nightly(layout: Layout, opts: NightlyOptions, stream: IO[str] = sys.stderr) -> int:
     """Run the whole nightly job; returns the exit status (1 on a new crash, a property
     failure or a target that could not run; else 0)."""
-    from fuzz._targets import resolve
+    from pcfuzz.fuzz._targets import resolve
 
     started_wall = _now()
     started = time.monotonic()

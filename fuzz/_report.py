@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
-from fuzz._libfuzzer import Sample
+from pcfuzz.fuzz._libfuzzer import Sample
 
 __all__ = ["SCHEMA_PATH", "render_svg", "write_junit", "write_markdown", "write_summary"]
 

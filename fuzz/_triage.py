@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fuzz._targets import Target, subprocess_env
+from pcfuzz.fuzz._targets import Target, subprocess_env
 
 __all__ = [
     "Crash",
@@ -257,7 +257,7 @@ def triage(
     ``out_dir`` (``-minimize_crash``, kept only if the fingerprint is unchanged).
     Returns the groups (most artifacts first) and the artifacts that no longer crash.
     """
-    from fuzz._libfuzzer import minimize_crash
+    from pcfuzz.fuzz._libfuzzer import minimize_crash
 
     groups: dict[str, TriageGroup] = {}
     no_longer: list[Path] = []

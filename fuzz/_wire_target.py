@@ -22,11 +22,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from contracts.errors import ContractError
-from contracts.sse import SSEEvent, decode_sse
-from contracts.strict_json import loads
-from contracts.wire import parse_sse, parse_sse_chunks
-from fuzz._check import Verdict, check_bytes
+from pcfuzz.contracts.errors import ContractError
+from pcfuzz.contracts.sse import SSEEvent, decode_sse
+from pcfuzz.contracts.strict_json import loads
+from pcfuzz.contracts.wire import parse_sse, parse_sse_chunks
+from pcfuzz.fuzz._check import Verdict, check_bytes
 
 __all__ = ["make_target", "terminal_event"]
 

@@ -26,10 +26,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from fuzz._check import add_parser as add_check_parser
-from fuzz._check import cmd_check
-from fuzz._targets import Layout, Target, TargetNotFound, corpus_stats, discover, resolve
-from fuzz._triage import ReplayError
+from pcfuzz.fuzz._check import add_parser as add_check_parser
+from pcfuzz.fuzz._check import cmd_check
+from pcfuzz.fuzz._targets import Layout, Target, TargetNotFound, corpus_stats, discover, resolve
+from pcfuzz.fuzz._triage import ReplayError
 
 __all__ = ["main"]
 
@@ -48,7 +48,7 @@ def _targets(layout: Layout, names: Sequence[str]) -> list[Target]:
 
 
 def cmd_list(layout: Layout, args: argparse.Namespace) -> int:
-    from fuzz._regressions import entries
+    from pcfuzz.fuzz._regressions import entries
 
     rows = []
     for t in discover(layout):
@@ -80,8 +80,8 @@ def cmd_list(layout: Layout, args: argparse.Namespace) -> int:
 
 
 def cmd_fuzz(layout: Layout, args: argparse.Namespace) -> int:
-    from fuzz._libfuzzer import Campaign
-    from fuzz._nightly import save_last_run
+    from pcfuzz.fuzz._libfuzzer import Campaign
+    from pcfuzz.fuzz._nightly import save_last_run
 
     target = resolve(layout, args.target)
     artifacts = Path(args.artifacts).resolve() if args.artifacts else target.artifacts
@@ -116,7 +116,7 @@ def cmd_fuzz(layout: Layout, args: argparse.Namespace) -> int:
 
 
 def cmd_nightly(layout: Layout, args: argparse.Namespace) -> int:
-    from fuzz._nightly import NightlyOptions, run_nightly
+    from pcfuzz.fuzz._nightly import NightlyOptions, run_nightly
 
     opts = NightlyOptions(
         budget_s=args.budget,
@@ -133,7 +133,7 @@ def cmd_nightly(layout: Layout, args: argparse.Namespace) -> int:
 
 
 def cmd_minimize(layout: Layout, args: argparse.Namespace) -> int:
-    from fuzz._corpus import minimize_corpus
+    from pcfuzz.fuzz._corpus import minimize_corpus
 
     status = 0
     for t in _targets(layout, args.target):
@@ -156,8 +156,8 @@ def _infer_target(layout: Layout, path: Path) -> Target | None:
 
 
 def cmd_triage(layout: Layout, args: argparse.Namespace) -> int:
-    from fuzz._regressions import input_files, known_fingerprints
-    from fuzz._triage import triage
+    from pcfuzz.fuzz._regressions import input_files, known_fingerprints
+    from pcfuzz.fuzz._triage import triage
 
     directory = Path(args.dir)
     target = resolve(layout, args.target) if args.target else _infer_target(layout, directory)
@@ -216,9 +216,9 @@ def cmd_triage(layout: Layout, args: argparse.Namespace) -> int:
 def cmd_promote(layout: Layout, args: argparse.Namespace) -> int:
     import tempfile
 
-    from fuzz._libfuzzer import minimize_crash
-    from fuzz._regressions import write_entry
-    from fuzz._triage import fingerprint_of, replay
+    from pcfuzz.fuzz._libfuzzer import minimize_crash
+    from pcfuzz.fuzz._regressions import write_entry
+    from pcfuzz.fuzz._triage import fingerprint_of, replay
 
     target = resolve(layout, args.target)
     artifact = Path(args.artifact).resolve()
@@ -260,8 +260,8 @@ def cmd_promote(layout: Layout, args: argparse.Namespace) -> int:
 
 
 def cmd_replay(layout: Layout, args: argparse.Namespace) -> int:
-    from fuzz._regressions import entries, input_files, mark_fixed
-    from fuzz._triage import fingerprint_of, replay
+    from pcfuzz.fuzz._regressions import entries, input_files, mark_fixed
+    from pcfuzz.fuzz._triage import fingerprint_of, replay
 
     status = 0
     for t in _targets(layout, args.target):
@@ -360,7 +360,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="flip fixed known-crash regressions to expect pass")
 
     p = sub.add_parser("bench", help="speed figures as ratios to baselines measured in the same run")
-    from fuzz._bench import add_arguments as add_bench_arguments
+    from pcfuzz.fuzz._bench import add_arguments as add_bench_arguments
 
     add_bench_arguments(p)
     add_check_parser(sub)
@@ -368,7 +368,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def cmd_bench(layout: Layout, args: argparse.Namespace) -> int:
-    from fuzz._bench import main as bench_main
+    from pcfuzz.fuzz._bench import main as bench_main
 
     return bench_main(args)
 
@@ -387,7 +387,7 @@ COMMANDS = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``pcfuzz`` and ``python -m fuzz``; returns the exit status."""
+    """Entry point of ``pcfuzz`` and ``python -m pcfuzz``; returns the exit status."""
     args = build_parser().parse_args(argv)
     layout = Layout.from_options(args.fuzz_dir, args.regressions_dir, args.work_dir)
     try:

@@ -23,17 +23,17 @@ from typing import Any
 
 import atheris
 
-from fuzz._fdp import json_value as _json_value
-from fuzz._fdp import split_text as _split
+from pcfuzz.fuzz._fdp import json_value as _json_value
+from pcfuzz.fuzz._fdp import split_text as _split
 
 with atheris.instrument_imports():
-    from contracts.anthropic_messages import (
+    from pcfuzz.contracts.anthropic_messages import (
         AnthropicMessagesStream,
         build_anthropic_messages_continuation,
     )
-    from contracts.errors import ContractError
-    from contracts.results import ModelVisibleToolResult
-    from contracts.strict_json import loads
+    from pcfuzz.contracts.errors import ContractError
+    from pcfuzz.contracts.results import ModelVisibleToolResult
+    from pcfuzz.contracts.strict_json import loads
 
 _EVENT_NAMES = (
     "message_start",

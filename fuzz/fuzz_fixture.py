@@ -25,13 +25,13 @@ from urllib.parse import urlsplit
 import atheris
 
 with atheris.instrument_imports():
-    from contracts.errors import FixtureError
-    from contracts.fixtures import Fixture, load_fixture_bytes
+    from pcfuzz.contracts.errors import FixtureError
+    from pcfuzz.contracts.fixtures import Fixture, load_fixture_bytes
 
 # Harness code (independent models); not instrumented.
-from strategies.fixture_docs import EXPECTED, REVISION
-from strategies.source_urls import accepted_url_problem
-from strategies.sse import reference_decode
+from pcfuzz.strategies.fixture_docs import EXPECTED, REVISION
+from pcfuzz.strategies.source_urls import accepted_url_problem
+from pcfuzz.strategies.sse import reference_decode
 
 WIRE_LAYER = "wire-sse-bytes"
 

@@ -26,19 +26,19 @@ from typing import Any
 
 import atheris
 
-from fuzz._fdp import json_value as _json_value
-from fuzz._fdp import split_text as _split
+from pcfuzz.fuzz._fdp import json_value as _json_value
+from pcfuzz.fuzz._fdp import split_text as _split
 
 with atheris.instrument_imports():
-    from contracts.errors import ContinuationError, ContractError
-    from contracts.gemini_interactions import (
+    from pcfuzz.contracts.errors import ContinuationError, ContractError
+    from pcfuzz.contracts.gemini_interactions import (
         GeminiInteractionsStream,
         build_gemini_interactions_continuation,
         build_gemini_interactions_stateless_continuation,
         parse_interaction,
     )
-    from contracts.results import ModelVisibleToolResult
-    from contracts.strict_json import loads
+    from pcfuzz.contracts.results import ModelVisibleToolResult
+    from pcfuzz.contracts.strict_json import loads
 
 _EVENT_TYPES = (
     "interaction.created",

@@ -29,10 +29,10 @@ from typing import Any
 import atheris
 
 with atheris.instrument_imports():
-    from contracts import strict_json
-    from contracts.errors import ContractError
-    from contracts.openai_chat import ChatCompletionStream, ChatCompletionTurn
-    from contracts.openai_chat_cache import decode, encode
+    from pcfuzz.contracts import strict_json
+    from pcfuzz.contracts.errors import ContractError
+    from pcfuzz.contracts.openai_chat import ChatCompletionStream, ChatCompletionTurn
+    from pcfuzz.contracts.openai_chat_cache import decode, encode
 
 _PREFIX = b"data:"
 #: First byte selecting the structure-aware mode.

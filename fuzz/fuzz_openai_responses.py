@@ -23,17 +23,17 @@ from typing import Any
 
 import atheris
 
-from strategies import openai_responses as model_streams
+from pcfuzz.strategies import openai_responses as model_streams
 
 with atheris.instrument_imports():
-    from contracts import strict_json
-    from contracts.errors import ContractError
-    from contracts.openai_responses import (
+    from pcfuzz.contracts import strict_json
+    from pcfuzz.contracts.errors import ContractError
+    from pcfuzz.contracts.openai_responses import (
         build_openai_responses_continuation,
         build_openai_responses_stateless_continuation,
         parse_events,
     )
-    from contracts.results import ModelVisibleToolResult
+    from pcfuzz.contracts.results import ModelVisibleToolResult
 
 _FIELDS = ("type", "sequence_number", "output_index", "item_id", "delta", "arguments",
            "name", "item", "response", "call_id", "id", "status", "caller", "namespace",

@@ -20,11 +20,11 @@ import sys
 import atheris
 
 with atheris.instrument_imports():
-    from contracts.errors import SourceURLError
-    from contracts.provenance import validate_source_url
+    from pcfuzz.contracts.errors import SourceURLError
+    from pcfuzz.contracts.provenance import validate_source_url
 
 # The oracle is harness code (an independent model); it is not instrumented.
-from strategies.source_urls import accepted_url_problem
+from pcfuzz.strategies.source_urls import accepted_url_problem
 
 PROVIDERS = ("openai", "anthropic", "google")
 

@@ -29,11 +29,11 @@ from typing import Any
 import atheris
 
 with atheris.instrument_imports():
-    from contracts.errors import ContractError
-    from contracts.sse import SSEDecoder, SSEEvent
+    from pcfuzz.contracts.errors import ContractError
+    from pcfuzz.contracts.sse import SSEDecoder, SSEEvent
 
 # The oracle is harness code (an independent model); it is not instrumented.
-from strategies.sse import RefError, reference_decode, split_at
+from pcfuzz.strategies.sse import RefError, reference_decode, split_at
 
 HEADER = 0xFF
 ONE_BYTE_FEEDS_UP_TO = 512

@@ -43,11 +43,11 @@ from typing import Any
 import atheris
 
 with atheris.instrument_imports():
-    from contracts import strict_json
-    from contracts.errors import ContractError, LimitExceeded
-    from contracts.strict_json import DEFAULT_LIMITS, JSONLimits, loads
+    from pcfuzz.contracts import strict_json
+    from pcfuzz.contracts.errors import ContractError, LimitExceeded
+    from pcfuzz.contracts.strict_json import DEFAULT_LIMITS, JSONLimits, loads
 
-from strategies.json_values import limits_exceeded, same
+from pcfuzz.strategies.json_values import limits_exceeded, same
 
 TIGHT_LIMITS = JSONLimits(
     max_bytes=300,

@@ -16,10 +16,10 @@ import sys
 import atheris
 
 with atheris.instrument_imports():
-    import contracts  # noqa: F401  (instrument the library before the harness loads it)
-    from fuzz._check import check_bytes  # noqa: F401
+    import pcfuzz.contracts  # noqa: F401  (instrument the library before the harness loads it)
+    from pcfuzz.fuzz._check import check_bytes  # noqa: F401
 
-from fuzz._wire_target import make_target
+from pcfuzz.fuzz._wire_target import make_target
 
 CONTRACT = "gemini-interactions"
 TestOneInput = make_target(CONTRACT)

@@ -20,7 +20,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from strategies.source_urls import (
+from pcfuzz.strategies.source_urls import (
     SDK_REPOSITORIES,
     SourceURL,
     attacked_source_urls,

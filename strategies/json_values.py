@@ -29,8 +29,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from contracts.errors import ContractError, LimitExceeded, StrictJSONError
-from contracts.strict_json import JSONLimits
+from pcfuzz.contracts.errors import ContractError, LimitExceeded, StrictJSONError
+from pcfuzz.contracts.strict_json import JSONLimits
 
 __all__ = [
     "ATTACK_KINDS",

@@ -25,7 +25,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from contracts.errors import ContractError, ProtocolViolation, ProviderError, StreamTruncated
+from pcfuzz.contracts.errors import ContractError, ProtocolViolation, ProviderError, StreamTruncated
 
 DONE = "[DONE]"
 

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from strategies.sse import render_api_events
+from pcfuzz.strategies.sse import render_api_events
 
 __all__ = ["ROOT", "WIRE_DIR", "CONTRACTS", "golden_path", "wire_path", "wire_document",
            "render_document"]

@@ -16,7 +16,7 @@ import json
 import time
 from collections.abc import Callable
 
-from contracts.errors import ContractError
+from pcfuzz.contracts.errors import ContractError
 
 # strict_json's slowest linear path (the iterative parser) is ~10-20x json.loads;
 # quadratic behaviour at ~1 MB is >1000x. The factor sits far from both.

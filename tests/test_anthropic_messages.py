@@ -10,15 +10,15 @@ from typing import Any
 import pytest
 from _fuzz import load_fuzz_target
 
-from contracts._stream import StreamLimits
-from contracts.anthropic_messages import (
+from pcfuzz.contracts._stream import StreamLimits
+from pcfuzz.contracts.anthropic_messages import (
     INVALID_JSON_KEY,
     REVISIONS,
     AnthropicMessagesStream,
     build_anthropic_messages_continuation,
     parse_events,
 )
-from contracts.errors import (
+from pcfuzz.contracts.errors import (
     ContinuationError,
     ContractError,
     LimitExceeded,
@@ -30,7 +30,7 @@ from contracts.errors import (
     StrictJSONError,
     UnsupportedProviderState,
 )
-from contracts.results import ModelVisibleToolResult
+from pcfuzz.contracts.results import ModelVisibleToolResult
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "fixtures" / "anthropic_messages.json"
@@ -150,7 +150,7 @@ def build(turn: Any, results: Any = None, **kw: Any) -> dict[str, Any]:
 
 
 def test_fixture_parses_to_two_executable_calls_in_block_order() -> None:
-    from contracts.fixtures import load_fixture
+    from pcfuzz.contracts.fixtures import load_fixture
 
     fixture = load_fixture(FIXTURE)
     assert fixture.contract == "anthropic-messages"
@@ -1120,7 +1120,7 @@ def test_fuzz_target_replays_its_seed_corpus() -> None:
 
 def test_fuzz_target_sse_splitter_parses_the_fixture() -> None:
     target = _load_target()
-    from contracts.fixtures import load_fixture
+    from pcfuzz.contracts.fixtures import load_fixture
 
     events = load_fixture(FIXTURE).events
     raw = "".join(

@@ -28,9 +28,9 @@ from test_anthropic_messages import (
     two_call_stream,
 )
 
-import contracts.anthropic_messages as package
-from contracts._stream import StreamLimits
-from contracts.anthropic_messages import (
+import pcfuzz.contracts.anthropic_messages as package
+from pcfuzz.contracts._stream import StreamLimits
+from pcfuzz.contracts.anthropic_messages import (
     REVISION,
     REVISIONS,
     AnthropicMessagesStream,
@@ -38,12 +38,12 @@ from contracts.anthropic_messages import (
     build_anthropic_messages_continuation,
     parse_events,
 )
-from contracts.anthropic_messages import _stream as stream_module
-from contracts.anthropic_messages import _turn as turn_module
-from contracts.anthropic_messages import continuation as continuation_module
-from contracts.anthropic_messages._stream import check_handlers
-from contracts.anthropic_messages._tables import check_tables
-from contracts.errors import (
+from pcfuzz.contracts.anthropic_messages import _stream as stream_module
+from pcfuzz.contracts.anthropic_messages import _turn as turn_module
+from pcfuzz.contracts.anthropic_messages import continuation as continuation_module
+from pcfuzz.contracts.anthropic_messages._stream import check_handlers
+from pcfuzz.contracts.anthropic_messages._tables import check_tables
+from pcfuzz.contracts.errors import (
     ContinuationError,
     ContractError,
     InvalidArgument,
@@ -51,7 +51,7 @@ from contracts.errors import (
     SnapshotMutated,
     UnsupportedProviderState,
 )
-from contracts.results import ModelVisibleToolResult
+from pcfuzz.contracts.results import ModelVisibleToolResult
 
 PACKAGE_DIR = Path(package.__file__).resolve().parent
 
@@ -629,7 +629,7 @@ def test_stream_entry_points_check_their_argument_first() -> None:
 
 def test_builder_reads_caller_values_boundedly_and_without_their_methods() -> None:
     turn = parse_events(two_call_stream())
-    from contracts.errors import ResultBindingError
+    from pcfuzz.contracts.errors import ResultBindingError
 
     with pytest.raises(ResultBindingError):
         build(turn, itertools.repeat(results_for(turn)[0]))

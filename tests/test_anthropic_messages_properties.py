@@ -26,15 +26,20 @@ from hypothesis.stateful import (
     rule,
 )
 
-from contracts import errors
-from contracts.anthropic_messages import (
+from pcfuzz.contracts import errors
+from pcfuzz.contracts.anthropic_messages import (
     AnthropicMessagesStream,
     build_anthropic_messages_continuation,
     parse_events,
 )
-from contracts.errors import ContractError, ProtocolViolation, StreamTruncated, StrictJSONError
-from contracts.results import ModelVisibleToolResult
-from strategies.anthropic_messages import (
+from pcfuzz.contracts.errors import (
+    ContractError,
+    ProtocolViolation,
+    StreamTruncated,
+    StrictJSONError,
+)
+from pcfuzz.contracts.results import ModelVisibleToolResult
+from pcfuzz.strategies.anthropic_messages import (
     DRIFT_POINTS,
     MUTATIONS,
     drift_strategies,

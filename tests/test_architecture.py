@@ -17,14 +17,14 @@ from typing import Any
 
 import pytest
 
-from contracts.errors import ContractError, StreamTruncated
-from contracts.fixtures import load_fixture
+from pcfuzz.contracts.errors import ContractError, StreamTruncated
+from pcfuzz.contracts.fixtures import load_fixture
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _chat_frames(events: list[Any]) -> list[Any]:
-    from contracts.openai_chat import frames_from_fixture_events
+    from pcfuzz.contracts.openai_chat import frames_from_fixture_events
 
     return list(frames_from_fixture_events(events))
 
@@ -35,12 +35,12 @@ def _same(events: list[Any]) -> list[Any]:
 
 # contract -> (module, stream class, fixture-events-to-parser-input)
 CONTRACTS: dict[str, tuple[str, str, Callable[[list[Any]], list[Any]]]] = {
-    "openai-responses": ("contracts.openai_responses", "OpenAIResponsesStream", _same),
-    "anthropic-messages": ("contracts.anthropic_messages", "AnthropicMessagesStream", _same),
+    "openai-responses": ("pcfuzz.contracts.openai_responses", "OpenAIResponsesStream", _same),
+    "anthropic-messages": ("pcfuzz.contracts.anthropic_messages", "AnthropicMessagesStream", _same),
     "gemini-interactions": (
-        "contracts.gemini_interactions", "GeminiInteractionsStream", _same,
+        "pcfuzz.contracts.gemini_interactions", "GeminiInteractionsStream", _same,
     ),
-    "openai-chat": ("contracts.openai_chat", "ChatCompletionStream", _chat_frames),
+    "openai-chat": ("pcfuzz.contracts.openai_chat", "ChatCompletionStream", _chat_frames),
 }
 
 
@@ -182,16 +182,16 @@ def test_contracts_imports_only_the_standard_library_and_itself_relatively() -> 
 def test_every_error_class_lives_in_errors() -> None:
     import pkgutil
 
-    import contracts
-    from contracts import errors
+    import pcfuzz.contracts as contracts
+    from pcfuzz.contracts import errors
 
-    for info in pkgutil.walk_packages(contracts.__path__, "contracts."):
+    for info in pkgutil.walk_packages(contracts.__path__, "pcfuzz.contracts."):
         module = importlib.import_module(info.name)
         for value in vars(module).values():
             if not (isinstance(value, type) and issubclass(value, BaseException)):
                 continue
             if issubclass(value, ContractError):
-                assert value.__module__ == "contracts.errors", (
+                assert value.__module__ == "pcfuzz.contracts.errors", (
                     f"{info.name} defines error class {value.__name__}")
                 assert getattr(errors, value.__name__) is value
             else:
@@ -215,7 +215,7 @@ def test_same_names_for_the_same_concept(contract: str) -> None:
 
 @pytest.mark.parametrize("contract", sorted(CONTRACTS))
 def test_turn_and_stream_satisfy_the_protocols(contract: str) -> None:
-    from contracts._protocols import CallProtocol, StreamProtocol, TurnProtocol
+    from pcfuzz.contracts._protocols import CallProtocol, StreamProtocol, TurnProtocol
 
     name, stream_class, _ = CONTRACTS[contract]
     module = importlib.import_module(name)
@@ -234,8 +234,8 @@ def test_turn_and_stream_satisfy_the_protocols(contract: str) -> None:
 @pytest.mark.parametrize("contract", sorted(CONTRACTS))
 def test_snapshot_is_what_the_digest_covers_and_check_unchanged_sees_mutation(
         contract: str) -> None:
-    from contracts.digest import canonical_digest
-    from contracts.errors import SnapshotMutated
+    from pcfuzz.contracts.digest import canonical_digest
+    from pcfuzz.contracts.errors import SnapshotMutated
 
     module = importlib.import_module(CONTRACTS[contract][0])
     turn = module.parse_events(copy.deepcopy(_fixture_input(contract)))

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from fuzz import _bench, _bench_data
-from fuzz._targets import Layout, discover
-from fuzz.cli import main
+from pcfuzz.fuzz import _bench, _bench_data
+from pcfuzz.fuzz._targets import Layout, discover
+from pcfuzz.fuzz.cli import main
 
 FIELDS = {
     "case": str, "group": str, "candidate": str, "baseline": str, "rate_unit": str,
@@ -84,5 +84,5 @@ def test_bench_streams_parse_to_two_calls(total: int) -> None:
     for contract, build in _bench_data.STREAMS.items():
         frames, texts = build(total)
         assert len(texts) == total, contract
-        turn = importlib.import_module(f"contracts.{contract}").parse_events(frames)
+        turn = importlib.import_module(f"pcfuzz.contracts.{contract}").parse_events(frames)
         assert len(turn.calls) == 2, contract

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from contracts import errors
-from contracts.digest import canonical_digest, check_digest
-from contracts.results import ModelVisibleToolResult, bind_results
+from pcfuzz.contracts import errors
+from pcfuzz.contracts.digest import canonical_digest, check_digest
+from pcfuzz.contracts.results import ModelVisibleToolResult, bind_results
 
 
 def test_every_public_error_is_a_contract_error() -> None:

@@ -23,15 +23,15 @@ from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 from jsonschema import Draft7Validator
 
-from contracts.errors import (
+from pcfuzz.contracts.errors import (
     ContractError,
     FixtureError,
     LimitExceeded,
     SourceURLError,
     StrictJSONError,
 )
-from contracts.fixtures import MAX_FIXTURE_BYTES, Fixture, load_fixture, load_fixture_bytes
-from strategies.fixture_docs import (
+from pcfuzz.contracts.fixtures import MAX_FIXTURE_BYTES, Fixture, load_fixture, load_fixture_bytes
+from pcfuzz.strategies.fixture_docs import (
     BASELINE_KEYS,
     CONTRACTS,
     DOCUMENT_KEYS,

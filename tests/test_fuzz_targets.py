@@ -27,8 +27,8 @@ from types import ModuleType
 import pytest
 from _fuzz import load_fuzz_target
 
-from fuzz._regressions import entries, input_files
-from fuzz._targets import Layout, Target, discover
+from pcfuzz.fuzz._regressions import entries, input_files
+from pcfuzz.fuzz._targets import Layout, Target, discover
 
 LAYOUT = Layout.from_options()
 TARGETS = discover(LAYOUT)

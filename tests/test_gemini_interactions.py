@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from _fuzz import load_fuzz_target
 
-from contracts.errors import (
+from pcfuzz.contracts.errors import (
     ContinuationError,
     ContractError,
     LimitExceeded,
@@ -22,7 +22,7 @@ from contracts.errors import (
     StrictJSONError,
     UnsupportedProviderState,
 )
-from contracts.gemini_interactions import (
+from pcfuzz.contracts.gemini_interactions import (
     REVISION,
     REVISIONS,
     GeminiInteractionsStream,
@@ -31,7 +31,7 @@ from contracts.gemini_interactions import (
     parse_events,
     parse_interaction,
 )
-from contracts.results import ModelVisibleToolResult
+from pcfuzz.contracts.results import ModelVisibleToolResult
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "fixtures" / "gemini_interactions.json"
@@ -113,7 +113,7 @@ def snapshot_obj(origin: str, *, thought: dict[str, Any] | None = None) -> dict[
 
 
 def test_fixture_loads_with_pinned_metadata() -> None:
-    from contracts.fixtures import load_fixture
+    from pcfuzz.contracts.fixtures import load_fixture
 
     fx = load_fixture(FIXTURE)
     assert (fx.contract, fx.api_version, fx.sdk_package, fx.sdk_version) == (
@@ -237,7 +237,7 @@ def test_argument_deltas_after_nonempty_initial_arguments_are_ambiguous() -> Non
 
 
 def test_argument_fragment_limit_is_enforced() -> None:
-    from contracts._stream import StreamLimits
+    from pcfuzz.contracts._stream import StreamLimits
 
     events = [created(), *call_events(0, "a", "f", '{"a":"' + "x" * 64 + '"}'), completed()]
     with pytest.raises(LimitExceeded):
@@ -1016,7 +1016,7 @@ def test_status_update_requires_action_cannot_make_a_final_turn_executable() -> 
 
 
 def test_snapshot_step_count_is_limited() -> None:
-    from contracts._stream import StreamLimits
+    from pcfuzz.contracts._stream import StreamLimits
 
     with pytest.raises(LimitExceeded, match="steps"):
         parse_interaction(snapshot_obj("get"), origin="get", limits=StreamLimits(max_items=3))

@@ -25,7 +25,7 @@ from hypothesis.stateful import (
 )
 from jsonschema import Draft7Validator
 
-from contracts.errors import (
+from pcfuzz.contracts.errors import (
     ContinuationError,
     ContractError,
     ProtocolViolation,
@@ -33,15 +33,15 @@ from contracts.errors import (
     StreamTruncated,
     UnsupportedProviderState,
 )
-from contracts.gemini_interactions import (
+from pcfuzz.contracts.gemini_interactions import (
     GeminiInteractionsStream,
     build_gemini_interactions_continuation,
     build_gemini_interactions_stateless_continuation,
     parse_events,
     parse_interaction,
 )
-from contracts.results import ModelVisibleToolResult
-from strategies import gemini_interactions as gs
+from pcfuzz.contracts.results import ModelVisibleToolResult
+from pcfuzz.strategies import gemini_interactions as gs
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "schemas" / "gemini_interactions"
 EVENT_SCHEMA = json.loads((SCHEMA_DIR / "event.json").read_text(encoding="utf-8"))

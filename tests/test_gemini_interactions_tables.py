@@ -20,8 +20,8 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from contracts._stream import StreamLimits
-from contracts.errors import (
+from pcfuzz.contracts._stream import StreamLimits
+from pcfuzz.contracts.errors import (
     ContinuationError,
     ContractError,
     LimitExceeded,
@@ -29,7 +29,7 @@ from contracts.errors import (
     SnapshotMutated,
     UnsupportedProviderState,
 )
-from contracts.gemini_interactions import (
+from pcfuzz.contracts.gemini_interactions import (
     REVISION,
     REVISIONS,
     GeminiInteractionsStream,
@@ -38,9 +38,9 @@ from contracts.gemini_interactions import (
     parse_events,
     parse_interaction,
 )
-from contracts.gemini_interactions import _stream as gemini_stream
-from contracts.gemini_interactions._tables import ROLES, check_tables
-from contracts.results import ModelVisibleToolResult
+from pcfuzz.contracts.gemini_interactions import _stream as gemini_stream
+from pcfuzz.contracts.gemini_interactions._tables import ROLES, check_tables
+from pcfuzz.contracts.results import ModelVisibleToolResult
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "gemini_interactions.json"
 ALL_REVISIONS = sorted(REVISIONS)

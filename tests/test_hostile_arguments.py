@@ -26,12 +26,12 @@ import pytest
 from hypothesis import event, given, note
 from hypothesis import strategies as st
 
-from contracts import bind_results
-from contracts._stream import StreamLimits
-from contracts.errors import ContractError
-from contracts.fixtures import load_fixture
-from contracts.results import ModelVisibleToolResult
-from contracts.strict_json import JSONLimits
+from pcfuzz.contracts import bind_results
+from pcfuzz.contracts._stream import StreamLimits
+from pcfuzz.contracts.errors import ContractError
+from pcfuzz.contracts.fixtures import load_fixture
+from pcfuzz.contracts.results import ModelVisibleToolResult
+from pcfuzz.contracts.strict_json import JSONLimits
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -238,8 +238,8 @@ def _fixture_events(name: str) -> list[Any]:
 
 
 def _responses() -> dict[str, Callable[[], Baseline]]:
-    from contracts import openai_responses as oai
-    from strategies.openai_responses import strict_tool
+    from pcfuzz.contracts import openai_responses as oai
+    from pcfuzz.strategies.openai_responses import strict_tool
 
     tools = [strict_tool("lookup_order", {"order_ref": {"type": "string"},
                                           "include_items": {"type": "boolean"}})]
@@ -274,7 +274,7 @@ def _responses() -> dict[str, Callable[[], Baseline]]:
 
 
 def _anthropic() -> dict[str, Callable[[], Baseline]]:
-    from contracts import anthropic_messages as am
+    from pcfuzz.contracts import anthropic_messages as am
 
     tools = [{"name": "lookup_order", "description": "Look up an order",
               "input_schema": {"type": "object", "properties": {"order_ref": {"type": "string"}},
@@ -296,7 +296,7 @@ def _anthropic() -> dict[str, Callable[[], Baseline]]:
 
 
 def _gemini() -> dict[str, Callable[[], Baseline]]:
-    from contracts import gemini_interactions as gi
+    from pcfuzz.contracts import gemini_interactions as gi
 
     tools = [{"type": "function", "name": "lookup_order", "parameters": {"type": "object"}},
              {"type": "function", "name": "lookup_customer", "parameters": {"type": "object"}}]
@@ -340,8 +340,8 @@ def _gemini() -> dict[str, Callable[[], Baseline]]:
 
 
 def _chat() -> dict[str, Callable[[], Baseline]]:
-    from contracts import openai_chat as oc
-    from contracts import openai_chat_cache as cache
+    from pcfuzz.contracts import openai_chat as oc
+    from pcfuzz.contracts import openai_chat_cache as cache
 
     def frames() -> list[Any]:
         return list(oc.frames_from_fixture_events(_fixture_events("openai_chat")))
@@ -362,9 +362,9 @@ def _chat() -> dict[str, Callable[[], Baseline]]:
 
 
 def _shared() -> dict[str, Callable[[], Baseline]]:
-    from contracts import digest, strict_json
-    from contracts.fixtures import load_fixture_bytes
-    from contracts.provenance import validate_source_url
+    from pcfuzz.contracts import digest, strict_json
+    from pcfuzz.contracts.fixtures import load_fixture_bytes
+    from pcfuzz.contracts.provenance import validate_source_url
 
     fixture_bytes = (ROOT / "fixtures" / "openai_responses.json").read_bytes()
     return {
@@ -391,12 +391,12 @@ ENTRY_POINTS: dict[str, Callable[[], Baseline]] = {
 
 # Stream classes: (module, class, fixture name, events-to-input)
 STREAMS: dict[str, tuple[str, str, str]] = {
-    "openai-responses": ("contracts.openai_responses", "OpenAIResponsesStream", "openai_responses"),
+    "openai-responses": ("pcfuzz.contracts.openai_responses", "OpenAIResponsesStream", "openai_responses"),
     "anthropic-messages": (
-        "contracts.anthropic_messages", "AnthropicMessagesStream", "anthropic_messages"),
+        "pcfuzz.contracts.anthropic_messages", "AnthropicMessagesStream", "anthropic_messages"),
     "gemini-interactions": (
-        "contracts.gemini_interactions", "GeminiInteractionsStream", "gemini_interactions"),
-    "openai-chat": ("contracts.openai_chat", "ChatCompletionStream", "openai_chat"),
+        "pcfuzz.contracts.gemini_interactions", "GeminiInteractionsStream", "gemini_interactions"),
+    "openai-chat": ("pcfuzz.contracts.openai_chat", "ChatCompletionStream", "openai_chat"),
 }
 
 

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from _fuzz import load_fuzz_target
 
-from contracts import strict_json
-from contracts._stream import StreamLimits
-from contracts.errors import (
+from pcfuzz.contracts import strict_json
+from pcfuzz.contracts._stream import StreamLimits
+from pcfuzz.contracts.errors import (
     ContractError,
     LimitExceeded,
     ProtocolViolation,
@@ -26,7 +26,7 @@ from contracts.errors import (
     StreamTruncated,
     UnsupportedProviderState,
 )
-from contracts.openai_chat import (
+from pcfuzz.contracts.openai_chat import (
     DONE,
     ChatCompletionStream,
     EmptyCompletion,
@@ -966,7 +966,7 @@ def test_fixture_aggregates_to_the_expected_snapshot() -> None:
 
 def test_fixture_loads_through_the_fixture_loader_when_available() -> None:
     try:
-        from contracts.fixtures import load_fixture  # type: ignore[import-not-found]
+        from pcfuzz.contracts.fixtures import load_fixture  # type: ignore[import-not-found]
     except ImportError:
         pytest.skip("contracts.fixtures is not in this tree yet")
     fixture = load_fixture(FIXTURE)

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from contracts.digest import canonical_digest
-from contracts.errors import ContractError, LimitExceeded, ProtocolViolation
-from contracts.openai_chat import (
+from pcfuzz.contracts.digest import canonical_digest
+from pcfuzz.contracts.errors import ContractError, LimitExceeded, ProtocolViolation
+from pcfuzz.contracts.openai_chat import (
     ChatCompletionSnapshot,
     EmptyCompletion,
     has_product,
@@ -19,7 +19,7 @@ from contracts.openai_chat import (
     parse_events,
     validate_message,
 )
-from contracts.openai_chat_cache import (
+from pcfuzz.contracts.openai_chat_cache import (
     CACHE_FORMAT,
     CacheMiss,
     cache_key,
@@ -28,7 +28,7 @@ from contracts.openai_chat_cache import (
     encode,
     try_decode,
 )
-from strategies.openai_chat import CompletionModel, completion_models, rendered_streams
+from pcfuzz.strategies.openai_chat import CompletionModel, completion_models, rendered_streams
 
 TOOL = {"id": "call-1", "type": "function", "function": {"name": "f", "arguments": '{"a":1}'}}
 

@@ -27,20 +27,20 @@ from hypothesis.stateful import (
 from hypothesis_jsonschema import from_schema
 from jsonschema import Draft7Validator
 
-from contracts.errors import (
+from pcfuzz.contracts.errors import (
     ContractError,
     ProtocolViolation,
     ProviderError,
     StreamTruncated,
 )
-from contracts.openai_chat import (
+from pcfuzz.contracts.openai_chat import (
     ChatCompletionStream,
     EmptyCompletion,
     parse_completion,
     parse_events,
 )
-from contracts.openai_chat_cache import decode, encode
-from strategies.openai_chat import (
+from pcfuzz.contracts.openai_chat_cache import decode, encode
+from pcfuzz.strategies.openai_chat import (
     DONE,
     CompletionModel,
     RenderedStream,

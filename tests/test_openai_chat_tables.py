@@ -16,10 +16,10 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from contracts._kinds import KINDS
-from contracts._stream import StreamLimits
-from contracts.errors import ContractError, InvalidArgument, LimitExceeded, ProtocolViolation
-from contracts.openai_chat import (
+from pcfuzz.contracts._kinds import KINDS
+from pcfuzz.contracts._stream import StreamLimits
+from pcfuzz.contracts.errors import ContractError, InvalidArgument, LimitExceeded, ProtocolViolation
+from pcfuzz.contracts.openai_chat import (
     DONE,
     REVISION,
     REVISIONS,
@@ -33,9 +33,14 @@ from contracts.openai_chat import (
     parse_events,
     validate_message,
 )
-from contracts.openai_chat import _stream as chat_stream
-from contracts.openai_chat._tables import FRAME_KINDS, LEVEL_RULES, PROGRESS_KINDS, check_tables
-from strategies.openai_chat import RenderedStream, rendered_streams
+from pcfuzz.contracts.openai_chat import _stream as chat_stream
+from pcfuzz.contracts.openai_chat._tables import (
+    FRAME_KINDS,
+    LEVEL_RULES,
+    PROGRESS_KINDS,
+    check_tables,
+)
+from pcfuzz.strategies.openai_chat import RenderedStream, rendered_streams
 
 ROLE = {"choices": [{"index": 0, "delta": {"role": "assistant"}}]}
 TEXT = {"choices": [{"index": 0, "delta": {"content": "x"}}]}

@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from _fuzz import load_fuzz_target
 
-from contracts import openai_responses as oair
-from contracts._stream import StreamLimits
-from contracts.errors import (
+from pcfuzz.contracts import openai_responses as oair
+from pcfuzz.contracts._stream import StreamLimits
+from pcfuzz.contracts.errors import (
     ContinuationError,
     ContractError,
     LimitExceeded,
@@ -30,16 +30,16 @@ from contracts.errors import (
     StrictJSONError,
     UnsupportedProviderState,
 )
-from contracts.fixtures import load_fixture
-from contracts.openai_responses import (
+from pcfuzz.contracts.fixtures import load_fixture
+from pcfuzz.contracts.openai_responses import (
     OpenAIResponsesStream,
     build_openai_responses_continuation,
     build_openai_responses_stateless_continuation,
     parse_events,
 )
-from contracts.openai_responses._tables import check_tables
-from contracts.results import ModelVisibleToolResult
-from strategies.openai_responses import strict_tool
+from pcfuzz.contracts.openai_responses._tables import check_tables
+from pcfuzz.contracts.results import ModelVisibleToolResult
+from pcfuzz.strategies.openai_responses import strict_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "fixtures" / "openai_responses.json"

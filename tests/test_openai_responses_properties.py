@@ -24,7 +24,7 @@ from hypothesis.stateful import (
 )
 from jsonschema import Draft7Validator
 
-from contracts.errors import (
+from pcfuzz.contracts.errors import (
     ContinuationError,
     ContractError,
     ProtocolViolation,
@@ -34,15 +34,15 @@ from contracts.errors import (
     StreamTruncated,
     UnsupportedProviderState,
 )
-from contracts.openai_responses import (
+from pcfuzz.contracts.openai_responses import (
     OpenAIResponsesStream,
     OpenAIResponsesTurn,
     build_openai_responses_continuation,
     build_openai_responses_stateless_continuation,
     parse_events,
 )
-from contracts.results import ModelVisibleToolResult
-from strategies.openai_responses import (
+from pcfuzz.contracts.results import ModelVisibleToolResult
+from pcfuzz.strategies.openai_responses import (
     ARGS_DELTA,
     COMPLETED,
     MUTATORS_BY_NAME,

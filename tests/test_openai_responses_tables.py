@@ -24,9 +24,9 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from contracts.errors import ContractError, ProtocolViolation
-from contracts.fixtures import load_fixture
-from contracts.openai_responses import (
+from pcfuzz.contracts.errors import ContractError, ProtocolViolation
+from pcfuzz.contracts.fixtures import load_fixture
+from pcfuzz.contracts.openai_responses import (
     REVISION,
     REVISIONS,
     OpenAIResponsesStream,
@@ -34,8 +34,8 @@ from contracts.openai_responses import (
     build_openai_responses_stateless_continuation,
     parse_events,
 )
-from contracts.openai_responses import _stream as stream_module
-from contracts.openai_responses._tables import (
+from pcfuzz.contracts.openai_responses import _stream as stream_module
+from pcfuzz.contracts.openai_responses._tables import (
     I_ARGUMENTS,
     I_ARGUMENTS_DONE,
     I_DONE,
@@ -50,8 +50,8 @@ from contracts.openai_responses._tables import (
     RevisionTables,
     check_tables,
 )
-from contracts.results import ModelVisibleToolResult
-from strategies.openai_responses import strict_tool
+from pcfuzz.contracts.results import ModelVisibleToolResult
+from pcfuzz.strategies.openai_responses import strict_tool
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "fixtures" / "openai_responses.json"

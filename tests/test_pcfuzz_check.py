@@ -22,11 +22,11 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from contracts import anthropic_messages, gemini_interactions, openai_chat, openai_responses
-from contracts.fixtures import load_fixture
-from contracts.wire import parse_sse
-from fuzz._check import UsageError, Verdict, check_bytes
-from strategies.wire_fixtures import CONTRACTS, golden_path, wire_path
+from pcfuzz.contracts import anthropic_messages, gemini_interactions, openai_chat, openai_responses
+from pcfuzz.contracts.fixtures import load_fixture
+from pcfuzz.contracts.wire import parse_sse
+from pcfuzz.fuzz._check import UsageError, Verdict, check_bytes
+from pcfuzz.strategies.wire_fixtures import CONTRACTS, golden_path, wire_path
 
 ROOT = Path(__file__).resolve().parent.parent
 PARSERS: dict[str, Any] = {
@@ -59,7 +59,7 @@ def golden_calls(contract: str) -> list[dict[str, Any]]:
 
 def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "fuzz", "check", *args], input=stdin,
+    return subprocess.run([sys.executable, "-m", "pcfuzz", "check", *args], input=stdin,
                           capture_output=True, cwd=ROOT, env=env, timeout=120, check=False)
 
 
@@ -300,7 +300,7 @@ def test_command_usage_errors_exit_2(args: tuple[str, ...]) -> None:
 
 
 def test_every_check_argument_has_help_text() -> None:
-    proc = subprocess.run([sys.executable, "-m", "fuzz", "check", "--help"], capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "pcfuzz", "check", "--help"], capture_output=True,
                           cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=60,
                           check=False)
     assert proc.returncode == 0
@@ -329,7 +329,7 @@ def _wire_target(contract: str) -> Any:
 
 @pytest.mark.parametrize("contract", CONTRACTS)
 def test_wire_target_runs_check_bytes(contract: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    import fuzz._wire_target as shared
+    import pcfuzz.fuzz._wire_target as shared
 
     seen: list[int] = []
 
@@ -347,7 +347,7 @@ def test_wire_target_runs_check_bytes(contract: str, monkeypatch: pytest.MonkeyP
 def test_wire_target_oracle_catches_a_parser_that_ignores_truncation(
     contract: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import fuzz._check as check
+    import pcfuzz.fuzz._check as check
 
     target = _wire_target(contract)
     good = parse_sse(contract, wire_bytes(contract))
@@ -357,7 +357,7 @@ def test_wire_target_oracle_catches_a_parser_that_ignores_truncation(
 
 
 def test_wire_target_lets_a_non_contract_error_escape(monkeypatch: pytest.MonkeyPatch) -> None:
-    import fuzz._check as check
+    import pcfuzz.fuzz._check as check
 
     def broken(events: Any) -> Any:
         raise KeyError("a parser bug")

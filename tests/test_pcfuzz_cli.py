@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from fuzz._libfuzzer import count_features, parse_status_line
-from fuzz._report import SCHEMA_PATH
-from fuzz._targets import Layout, TargetNotFound, resolve
-from fuzz._triage import Crash, fingerprint_of
-from fuzz.cli import main
+from pcfuzz.fuzz._libfuzzer import count_features, parse_status_line
+from pcfuzz.fuzz._report import SCHEMA_PATH
+from pcfuzz.fuzz._targets import Layout, TargetNotFound, resolve
+from pcfuzz.fuzz._triage import Crash, fingerprint_of
+from pcfuzz.fuzz.cli import main
 
 if os.environ.get("PCFUZZ_NIGHTLY"):
     # The nightly job runs the test suite as its property part; these tests would
@@ -171,7 +171,7 @@ def test_target_names_accept_short_snake_fuzzer_and_contract_forms(toy: Path) ->
 
 
 def test_campaign_command_sets_corpus_dictionary_options_limits_and_artifacts(toy: Path) -> None:
-    from fuzz._libfuzzer import Campaign
+    from pcfuzz.fuzz._libfuzzer import Campaign
 
     target = resolve(Layout.from_options(str(toy)), "toy")
     cmd = Campaign(target, 30).command()
@@ -188,7 +188,7 @@ def test_campaign_command_sets_corpus_dictionary_options_limits_and_artifacts(to
 
 
 def test_replay_fingerprints_a_hang_from_the_stack_it_dumps(toy: Path) -> None:
-    from fuzz._triage import replay
+    from pcfuzz.fuzz._triage import replay
 
     source = TOY.replace(BUG, '        while True:\n            pass\n')
     _write_target(toy, "hang", source, {"a": b"{}"})
@@ -344,11 +344,11 @@ def test_minimize_shrinks_padded_corpus_and_keeps_every_feature(
 def test_minimize_keeps_old_corpus_when_features_would_drop(
     toy: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import fuzz._corpus
+    import pcfuzz.fuzz._corpus as corpus_module
 
     seeds = _pad_seeds(toy)
     before = sorted(p.name for p in seeds.iterdir())
-    real = fuzz._corpus.count_features
+    real = corpus_module.count_features
     calls: list[int] = []
 
     def lossy(target: object, dirs: list[Path], timeout_s: float = 600) -> int | None:
@@ -356,7 +356,7 @@ def test_minimize_keeps_old_corpus_when_features_would_drop(
         calls.append(1)
         return None if value is None else value - (len(calls) > 1)
 
-    monkeypatch.setattr(fuzz._corpus, "count_features", lossy)
+    monkeypatch.setattr(corpus_module, "count_features", lossy)
     assert _pcfuzz(toy, "minimize", "toy", "--seeds") == 1
     assert "kept" in capsys.readouterr().out
     assert sorted(p.name for p in seeds.iterdir()) == before

@@ -20,9 +20,9 @@ from _fuzz import load_fuzz_target
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from contracts.errors import ContractError, SourceURLError
-from contracts.provenance import MAX_URL_LENGTH, validate_source_url
-from strategies.source_urls import (
+from pcfuzz.contracts.errors import ContractError, SourceURLError
+from pcfuzz.contracts.provenance import MAX_URL_LENGTH, validate_source_url
+from pcfuzz.strategies.source_urls import (
     ATTACKS,
     DOC_HOSTS,
     PROVIDERS,

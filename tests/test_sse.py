@@ -11,14 +11,14 @@ import pytest
 from hypothesis import event, example, given
 from hypothesis import strategies as st
 
-from contracts.errors import (
+from pcfuzz.contracts.errors import (
     ContractError,
     LimitExceeded,
     ProtocolViolation,
     StreamTruncated,
 )
-from contracts.sse import MAX_RETRY_DIGITS, SSEDecoder, SSEEvent, decode_sse
-from strategies.sse import (
+from pcfuzz.contracts.sse import MAX_RETRY_DIGITS, SSEDecoder, SSEEvent, decode_sse
+from pcfuzz.strategies.sse import (
     BOM,
     Encoded,
     RefError,

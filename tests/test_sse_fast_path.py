@@ -15,9 +15,9 @@ from typing import Any
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from contracts.errors import ContractError
-from contracts.sse import SSEDecoder
-from strategies.sse import RefError, reference_decode
+from pcfuzz.contracts.errors import ContractError
+from pcfuzz.contracts.sse import SSEDecoder
+from pcfuzz.strategies.sse import RefError, reference_decode
 
 _value = st.text(st.sampled_from("ab :é\x00"), max_size=6).map(
     lambda v: v.encode("utf-8").decode("ascii", "ignore"))

@@ -23,11 +23,11 @@ from _fuzz import load_fuzz_target
 from hypothesis import event, example, given
 from hypothesis import strategies as st
 
-from contracts import strict_json
-from contracts.errors import ContractError, LimitExceeded, StrictJSONError
-from contracts.strict_json import DEFAULT_LIMITS, JSONLimits, loads
-from strategies import json_values as jv
-from strategies.json_values import same
+from pcfuzz.contracts import strict_json
+from pcfuzz.contracts.errors import ContractError, LimitExceeded, StrictJSONError
+from pcfuzz.contracts.strict_json import DEFAULT_LIMITS, JSONLimits, loads
+from pcfuzz.strategies import json_values as jv
+from pcfuzz.strategies.json_values import same
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -19,10 +19,15 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from contracts import anthropic_messages, gemini_interactions, openai_chat, openai_responses
-from contracts.errors import ContractError, ProtocolViolation, StreamTruncated, StrictJSONError
-from contracts.fixtures import load_fixture
-from contracts.wire import (
+from pcfuzz.contracts import anthropic_messages, gemini_interactions, openai_chat, openai_responses
+from pcfuzz.contracts.errors import (
+    ContractError,
+    ProtocolViolation,
+    StreamTruncated,
+    StrictJSONError,
+)
+from pcfuzz.contracts.fixtures import load_fixture
+from pcfuzz.contracts.wire import (
     CONTRACTS,
     parse_anthropic_messages_sse,
     parse_gemini_interactions_sse,
@@ -31,11 +36,11 @@ from contracts.wire import (
     parse_sse,
     parse_sse_chunks,
 )
-from strategies import anthropic_messages as anthropic_st
-from strategies import gemini_interactions as gemini_st
-from strategies import openai_chat as chat_st
-from strategies import openai_responses as responses_st
-from strategies.sse import chunkings, render_events, split_at
+from pcfuzz.strategies import anthropic_messages as anthropic_st
+from pcfuzz.strategies import gemini_interactions as gemini_st
+from pcfuzz.strategies import openai_chat as chat_st
+from pcfuzz.strategies import openai_responses as responses_st
+from pcfuzz.strategies.sse import chunkings, render_events, split_at
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 PARSERS: dict[str, Any] = {

@@ -17,12 +17,12 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from contracts import anthropic_messages, gemini_interactions, openai_chat, openai_responses
-from contracts.errors import ContractError, FixtureError, StreamTruncated
-from contracts.fixtures import load_fixture, load_fixture_bytes
-from contracts.wire import parse_sse
-from strategies.sse import sse_streams
-from strategies.wire_fixtures import (
+from pcfuzz.contracts import anthropic_messages, gemini_interactions, openai_chat, openai_responses
+from pcfuzz.contracts.errors import ContractError, FixtureError, StreamTruncated
+from pcfuzz.contracts.fixtures import load_fixture, load_fixture_bytes
+from pcfuzz.contracts.wire import parse_sse
+from pcfuzz.strategies.sse import sse_streams
+from pcfuzz.strategies.wire_fixtures import (
     CONTRACTS,
     golden_path,
     render_document,
