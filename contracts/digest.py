@@ -11,35 +11,48 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import Any, Final
 
+from ._values import copy_json, preview
 from .errors import SnapshotMutated
+from .strict_json import JSONLimits
 
 __all__ = ["canonical_bytes", "canonical_digest", "check_digest"]
+
+
+#: Bounds of the walk that precedes serialization: a snapshot may hold tool arguments
+#: nested as deep as strict JSON allows (512) a few levels down, and a value budget
+#: keeps a caller-built graph of shared lists (exponential when serialized) linear.
+DIGEST_LIMITS: Final = JSONLimits(
+    max_depth=600,
+    max_string_chars=16 * 1024 * 1024,
+    max_container_items=1_000_000,
+    max_values=4_000_000,
+)
 
 
 def canonical_bytes(value: Any) -> bytes:
     """Serialize a JSON-compatible value canonically (sorted keys, no spaces, UTF-8).
 
-    Raises :class:`SnapshotMutated` if the value is no longer JSON-compatible (a
-    caller stored a non-JSON object or a non-finite float in the turn's raw data).
+    The value is first copied by the bounded, iterative :func:`~contracts._values.copy_json`
+    (:data:`DIGEST_LIMITS`), so no caller-built value (a subclass whose methods raise or
+    lie, shared references that expand exponentially, deep nesting) reaches
+    ``json.dumps``. Raises :class:`SnapshotMutated` if the value is no longer
+    JSON-compatible (a caller stored a non-JSON object or a non-finite float in the
+    turn's raw data), :class:`~contracts.errors.LimitExceeded` past a bound.
     """
+    plain = copy_json(value, what="snapshot", error=SnapshotMutated, limits=DIGEST_LIMITS)
     try:
         text = json.dumps(
-            value,
+            plain,
             sort_keys=True,
             separators=(",", ":"),
             ensure_ascii=False,
             allow_nan=False,
         )
-    except (TypeError, ValueError, RecursionError) as exc:
+    except (TypeError, ValueError, RecursionError) as exc:  # pragma: no cover - copied
         raise SnapshotMutated(
             f"snapshot is no longer canonical JSON ({type(exc).__name__})"
-        ) from exc
-    except Exception as exc:
-        # A dict/list subclass's own methods raised while being serialized.
-        raise SnapshotMutated(
-            f"snapshot is no longer canonical JSON: reading it raised {type(exc).__name__}"
         ) from exc
     return text.encode("utf-8", "surrogatepass")
 
@@ -51,9 +64,15 @@ def canonical_digest(value: Any) -> str:
 
 def check_digest(value: Any, expected: str, *, what: str = "turn") -> None:
     """Raise :class:`SnapshotMutated` unless ``value`` still has digest ``expected``."""
+    if type(expected) is not str or len(expected) != 64:
+        raise SnapshotMutated(
+            f"recorded digest must be a 64-character hex str, got {preview(expected)}"
+        )
+    if type(what) is not str:
+        raise SnapshotMutated(f"what must be a str, got {preview(what)}")
     actual = canonical_digest(value)
     if actual != expected:
         raise SnapshotMutated(
-            f"{what} snapshot changed after parsing: digest {actual[:16]}... "
+            f"{what[:80]} snapshot changed after parsing: digest {actual[:16]}... "
             f"!= recorded {expected[:16]}..."
         )

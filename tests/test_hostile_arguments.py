@@ -349,9 +349,27 @@ def _chat() -> dict[str, Callable[[], Baseline]]:
     def completion() -> Any:
         return oc.parse_events(frames()).completion
 
+    def message() -> dict[str, Any]:
+        return {"role": "assistant", "content": None,
+                "tool_calls": [{"id": "c", "type": "function",
+                                "function": {"name": "f", "arguments": '{"a": 1}'}}]}
+
+    def body() -> dict[str, Any]:
+        return {"id": "chatcmpl-1", "object": "chat.completion", "usage": {"total_tokens": 2},
+                "choices": [{"message": message(), "index": 0, "finish_reason": "tool_calls"}]}
+
     return {
         "openai_chat.parse_events": lambda: Baseline(
             oc.parse_events, [frames()], {"limits": StreamLimits()}),
+        "openai_chat.parse_completion": lambda: Baseline(oc.parse_completion, [body()]),
+        "openai_chat.validate_message": lambda: Baseline(oc.validate_message, [message()]),
+        "openai_chat.has_product": lambda: Baseline(oc.has_product, [message()]),
+        "openai_chat.frames_from_fixture_events": lambda: Baseline(
+            oc.frames_from_fixture_events, [_fixture_events("openai_chat")]),
+        "openai_chat_cache.try_decode": lambda: Baseline(
+            cache.try_decode, [cache.encode(completion())]),
+        "openai_chat_cache.cache_key_object": lambda: Baseline(
+            cache.cache_key_object, [{"model": "m"}]),
         "openai_chat.check_request": lambda: Baseline(
             oc.check_request, [{"model": "m", "messages": [], "stream": True, "n": 1}]),
         "openai_chat_cache.encode": lambda: Baseline(cache.encode, [completion()]),
@@ -366,8 +384,44 @@ def _shared() -> dict[str, Callable[[], Baseline]]:
     from pcfuzz.contracts.fixtures import load_fixture_bytes
     from pcfuzz.contracts.provenance import validate_source_url
 
+    from pcfuzz.contracts import sse, wire
+
     fixture_bytes = (ROOT / "fixtures" / "openai_responses.json").read_bytes()
+    wire_bytes = {
+        name: load_fixture(ROOT / "fixtures" / "wire" / f"{name}.sse.json").sse
+        for name in ("openai_responses", "anthropic_messages", "gemini_interactions",
+                     "openai_chat")}
+
+    def decoder_feed() -> Baseline:
+        return Baseline(sse.SSEDecoder().feed, [wire_bytes["openai_chat"]])
+
     return {
+        "sse.decode_sse": lambda: Baseline(sse.decode_sse, [wire_bytes["anthropic_messages"]]),
+        "sse.SSEDecoder": lambda: Baseline(
+            sse.SSEDecoder, [], {"max_line_bytes": 4096, "max_event_bytes": 65536}),
+        "sse.SSEDecoder.feed": decoder_feed,
+        "wire.parse_sse": lambda: Baseline(
+            wire.parse_sse, ["gemini-interactions", wire_bytes["gemini_interactions"]],
+            {"revision": None}),
+        "wire.parse_sse_chunks": lambda: Baseline(
+            wire.parse_sse_chunks, ["openai-chat", [wire_bytes["openai_chat"][:100],
+                                                   wire_bytes["openai_chat"][100:]]]),
+        "wire.parse_openai_responses_sse": lambda: Baseline(
+            wire.parse_openai_responses_sse, [wire_bytes["openai_responses"]]),
+        "wire.parse_anthropic_messages_sse": lambda: Baseline(
+            wire.parse_anthropic_messages_sse, [wire_bytes["anthropic_messages"]]),
+        "wire.parse_gemini_interactions_sse": lambda: Baseline(
+            wire.parse_gemini_interactions_sse, [wire_bytes["gemini_interactions"]]),
+        "wire.parse_openai_chat_sse": lambda: Baseline(
+            wire.parse_openai_chat_sse, [wire_bytes["openai_chat"]]),
+        "wire.sse_to_events": lambda: Baseline(
+            lambda contract, events: list(wire.sse_to_events(contract, events)),
+            ["anthropic-messages", sse.decode_sse(wire_bytes["anthropic_messages"])]),
+        "strict_json.JSONLimits": lambda: Baseline(JSONLimits, [], {"max_depth": 64}),
+        "_stream.StreamLimits": lambda: Baseline(StreamLimits, [], {"max_events": 10}),
+        "digest.canonical_bytes": lambda: Baseline(digest.canonical_bytes, [[1, {"a": None}]]),
+        "digest.check_digest": lambda: Baseline(
+            digest.check_digest, [{"a": 1}, digest.canonical_digest({"a": 1})], {"what": "x"}),
         "strict_json.loads": lambda: Baseline(
             strict_json.loads, [b'{"a": [1, 2.5, "x", null]}'], {"limits": JSONLimits()}),
         "provenance.validate_source_url": lambda: Baseline(
@@ -462,6 +516,38 @@ def _expect_contract_outcome(call: Callable[[], Any]) -> str:
 
 
 # -------------------------------------------------------------------------- tests
+
+
+PUBLIC_MODULES = ("strict_json", "provenance", "fixtures", "results", "digest", "sse", "wire",
+                  "openai_responses", "anthropic_messages", "gemini_interactions",
+                  "openai_chat", "openai_chat_cache")
+# Classes a caller constructs with its own values. (Streams are driven by the stream
+# properties below; turns, calls, tables and specs are values the library builds.)
+CALLER_CLASSES = ("strict_json.JSONLimits", "_stream.StreamLimits",
+                  "results.ModelVisibleToolResult", "sse.SSEDecoder")
+
+
+def test_every_public_callable_has_a_baseline() -> None:
+    """Every public function, and every public class a caller constructs with its own
+    values (limits, results, the SSE decoder), is driven by the properties below."""
+    import importlib
+    import inspect
+
+    missing = []
+    for module_name in PUBLIC_MODULES:
+        module = importlib.import_module(f"pcfuzz.contracts.{module_name}")
+        for name in module.__all__:
+            value = getattr(module, name)
+            if inspect.isfunction(value):
+                if f"{module_name}.{name}" in ENTRY_POINTS or any(
+                        ENTRY_POINTS[k]().function is value for k in ENTRY_POINTS
+                        if k.endswith(f".{name}")):
+                    continue
+                missing.append(f"{module_name}.{name}")
+    for qualified in CALLER_CLASSES:
+        if qualified not in ENTRY_POINTS:
+            missing.append(qualified)
+    assert not missing, f"public callables without a hostile-argument baseline: {missing}"
 
 
 @pytest.mark.parametrize("name", sorted(ENTRY_POINTS))

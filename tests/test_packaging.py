@@ -30,3 +30,19 @@ def test_every_package_folder_is_installed_under_pcfuzz() -> None:
 def test_no_generic_top_level_names_are_installed() -> None:
     setuptools = _config()["tool"]["setuptools"]  # type: ignore[index]
     assert {name.split(".")[0] for name in setuptools["packages"]} == {"pcfuzz"}
+
+
+def test_nothing_outside_contracts_imports_the_bare_folder_names() -> None:
+    """In a checkout ``import contracts`` would also work (the repository root is on
+    sys.path) and load a second copy whose error classes are different objects."""
+    import re
+
+    pattern = re.compile(r"^\s*(from|import)\s+(contracts|strategies|fuzz)\b", re.M)
+    offenders = []
+    for folder in ("strategies", "fuzz", "tests", "benchmarks", "pcfuzz"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            if "corpus" in path.parts or "regressions" in path.parts:
+                continue
+            if pattern.search(path.read_text(encoding="utf-8")):
+                offenders.append(str(path.relative_to(ROOT)))
+    assert not offenders, f"import pcfuzz.<name>, not the bare folder: {offenders}"
