@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from pcfuzz._data import checkout_root
 from pcfuzz.fuzz._corpus import minimize_corpus
 from pcfuzz.fuzz._libfuzzer import Campaign, CampaignResult
 from pcfuzz.fuzz._regressions import known_fingerprints, tool_versions
@@ -29,7 +30,9 @@ from pcfuzz.fuzz._triage import ReplayError, triage
 
 __all__ = ["NightlyOptions", "run_nightly", "save_last_run"]
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+#: Installed (no checkout), the nightly example database defaults to this, relative
+#: to the current directory.
+INSTALLED_HYPOTHESIS_DB = Path(".pcfuzz") / "hypothesis-db"
 QUICK_MAX_EXAMPLES = 20
 _EXAMPLE = re.compile(r"^(Falsifying example|Failing test case|Falsifying explicit example)",
                       re.MULTILINE)
@@ -177,7 +180,15 @@ def _fuzz_one(
     }
 
 
+def _property_tests(opts: NightlyOptions) -> list[str]:
+    """``--property-tests``, else the checkout's ``tests/``; a wheel ships no tests."""
+    checkout = checkout_root()
+    return opts.property_tests or ([str(checkout / "tests")] if checkout is not None else [])
+
+
 def _properties_mode(opts: NightlyOptions) -> str:
+    if not _property_tests(opts):
+        return "off"
     if opts.properties != "auto":
         return opts.properties
     return "full" if opts.budget_s >= FULL_PROPERTIES_FROM_S else "quick"
@@ -186,13 +197,17 @@ def _properties_mode(opts: NightlyOptions) -> str:
 def _run_properties(
     opts: NightlyOptions, layout: Layout, mode: str, budget: float, stream: IO[str]
 ) -> tuple[dict[str, Any], list[ET.Element]]:
+    checkout = checkout_root()
+    base = checkout if checkout is not None else Path.cwd()
     db = opts.hypothesis_db or os.environ.get("PCFUZZ_HYPOTHESIS_DB") or str(
-        layout.project_root / ".hypothesis" / "nightly-db"
+        checkout / ".hypothesis" / "nightly-db" if checkout is not None
+        else Path.cwd() / INSTALLED_HYPOTHESIS_DB
     )
+    tests = _property_tests(opts)
     info: dict[str, Any] = {
         "mode": mode,
         "profile": "nightly",
-        "database": db if not Path(db).is_absolute() else _rel(Path(db), layout.project_root),
+        "database": db if not Path(db).is_absolute() else _rel(Path(db), base),
         "budget_s": round(budget, 1),
         "duration_s": 0.0,
         "exit_code": None,
@@ -206,7 +221,6 @@ def _run_properties(
     if mode == "off":
         return info, []
     junit = opts.report_dir / "properties-junit.xml"
-    tests = opts.property_tests or [str(REPO_ROOT / "tests")]
     cmd = [
         sys.executable, "-m", "pytest", "-p", "pcfuzz.fuzz._pytest_budget", "-p", "no:cacheprovider",
         "-q", "--hypothesis-show-statistics", f"--junitxml={junit}",
@@ -238,7 +252,7 @@ def _run_properties(
     stream.flush()
     with log.open("w", encoding="utf-8") as out:
         proc = subprocess.Popen(
-            cmd, cwd=REPO_ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+            cmd, cwd=base, env=env, stdout=out, stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
         )
         try:
@@ -312,6 +326,9 @@ def run_nightly(layout: Layout, opts: NightlyOptions, stream: IO[str] = sys.stde
         f"pcfuzz nightly: {len(targets)} targets x {per_target:.0f}s, properties {mode} "
         f"{prop_budget:.0f}s, jobs {opts.jobs}, report {report}\n"
     )
+    if opts.properties != "off" and not _property_tests(opts):
+        stream.write("pcfuzz nightly: no property suite (an installed pcfuzz ships no tests; "
+                     "pass --property-tests PATH)\n")
     rows = []
     for i, target in enumerate(targets, 1):
         label = f"[{i}/{len(targets)} {target.name}]"

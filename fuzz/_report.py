@@ -15,11 +15,12 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
+from pcfuzz._data import fuzz_dir
 from pcfuzz.fuzz._libfuzzer import Sample
 
 __all__ = ["SCHEMA_PATH", "render_svg", "write_junit", "write_markdown", "write_summary"]
 
-SCHEMA_PATH = Path(__file__).with_name("summary.schema.json")
+SCHEMA_PATH = fuzz_dir() / "summary.schema.json"
 _MAX_POINTS = 600
 
 

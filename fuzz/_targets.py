@@ -3,7 +3,14 @@
 A target is a file ``<fuzz dir>/fuzz_<name>.py`` (OSS-Fuzz convention). Beside it:
 ``fuzz_<name>.dict`` (libFuzzer dictionary), ``fuzz_<name>.options`` (a ``[libfuzzer]``
 section) and the seed corpus ``corpus/fuzz_<name>/`` (committed). Campaigns write only
-to the working directory ``<fuzz dir>/.work/fuzz_<name>/`` (not committed; CI caches it).
+to the working directory ``<work dir>/fuzz_<name>/``.
+
+Defaults (each overridable by an option or a ``PCFUZZ_*`` variable, see
+:meth:`Layout.from_options`): the targets shipped in ``pcfuzz.fuzz``; from a source
+checkout (or with ``--fuzz-dir``) the working directory ``<fuzz dir>/.work`` and the
+regression store ``<fuzz dir>/../tests/regressions``; from an installed wheel both go
+to the current directory, ``./.pcfuzz/work`` and ``./pcfuzz-regressions``, never into
+the installed package.
 """
 
 from __future__ import annotations
@@ -15,8 +22,14 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from pcfuzz._data import checkout_root
+from pcfuzz._data import fuzz_dir as shipped_fuzz_dir
+
 __all__ = [
+    "INSTALLED_REGRESSIONS_DIR",
+    "INSTALLED_WORK_DIR",
     "Layout",
+    "LayoutError",
     "Target",
     "TargetNotFound",
     "corpus_stats",
@@ -29,9 +42,17 @@ __all__ = [
 DEFAULT_TIMEOUT_S = 10
 DEFAULT_RSS_LIMIT_MB = 2048
 
+#: Defaults of an installed pcfuzz, relative to the current directory.
+INSTALLED_WORK_DIR = Path(".pcfuzz") / "work"
+INSTALLED_REGRESSIONS_DIR = Path("pcfuzz-regressions")
+
 
 class TargetNotFound(Exception):
     """No fuzz target matches the requested name."""
+
+
+class LayoutError(Exception):
+    """A directory of the layout is missing or would be inside the installed package."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +66,8 @@ class Layout:
     fuzz_dir: Path
     regressions_dir: Path
     work_dir: Path
+    #: ``fuzz_dir`` is the read-only copy inside an installed pcfuzz (not a checkout).
+    installed: bool = False
 
     @property
     def project_root(self) -> Path:
@@ -58,16 +81,38 @@ class Layout:
         regressions_dir: str | None = None,
         work_dir: str | None = None,
     ) -> Layout:
-        """Resolve the layout: explicit option, then ``PCFUZZ_*`` variable, then default."""
-        default_fuzz = Path(__file__).resolve().parent
-        fdir = Path(fuzz_dir or os.environ.get("PCFUZZ_FUZZ_DIR") or default_fuzz).resolve()
+        """Resolve the layout: explicit option, then ``PCFUZZ_*`` variable, then default.
+
+        The default fuzz directory is the one shipped in ``pcfuzz.fuzz``. State lives
+        beside the targets when they are in a source tree (a checkout, or a tree given
+        with ``--fuzz-dir``): ``<fuzz dir>/.work`` and ``<fuzz dir>/../tests/regressions``.
+        When they are the copy inside an installed pcfuzz, it goes to the current
+        directory (:data:`INSTALLED_WORK_DIR`, :data:`INSTALLED_REGRESSIONS_DIR`); a
+        directory inside the installed package is a :class:`LayoutError`.
+        """
+        shipped = shipped_fuzz_dir()
+        fdir = Path(fuzz_dir or os.environ.get("PCFUZZ_FUZZ_DIR") or shipped).resolve()
+        installed = fdir == shipped and checkout_root() is None
+        if installed:
+            default_work = Path.cwd() / INSTALLED_WORK_DIR
+            default_regressions = Path.cwd() / INSTALLED_REGRESSIONS_DIR
+        else:
+            default_work = fdir / ".work"
+            default_regressions = fdir.parent / "tests" / "regressions"
         rdir = Path(
-            regressions_dir
-            or os.environ.get("PCFUZZ_REGRESSIONS_DIR")
-            or fdir.parent / "tests" / "regressions"
+            regressions_dir or os.environ.get("PCFUZZ_REGRESSIONS_DIR") or default_regressions
         ).resolve()
-        wdir = Path(work_dir or os.environ.get("PCFUZZ_WORK_DIR") or fdir / ".work").resolve()
-        return cls(fuzz_dir=fdir, regressions_dir=rdir, work_dir=wdir)
+        wdir = Path(work_dir or os.environ.get("PCFUZZ_WORK_DIR") or default_work).resolve()
+        if installed:
+            package = shipped.parent
+            for what, path in (("work", wdir), ("regression", rdir)):
+                if path.is_relative_to(package):
+                    raise LayoutError(
+                        f"the {what} directory {path} is inside the installed package "
+                        f"{package}; run pcfuzz from another directory or pass "
+                        f"--{'work-dir' if what == 'work' else 'regressions-dir'}"
+                    )
+        return cls(fuzz_dir=fdir, regressions_dir=rdir, work_dir=wdir, installed=installed)
 
 
 @dataclass(frozen=True)
@@ -167,6 +212,10 @@ class Target:
 
 def discover(layout: Layout) -> list[Target]:
     """Every ``fuzz_*.py`` in the fuzz directory, sorted by name."""
+    if not layout.fuzz_dir.is_dir():
+        raise LayoutError(
+            f"fuzz directory {layout.fuzz_dir} does not exist (--fuzz-dir, PCFUZZ_FUZZ_DIR)"
+        )
     return [
         Target(fuzzer=path.stem, path=path.resolve(), layout=layout)
         for path in sorted(layout.fuzz_dir.glob("fuzz_*.py"))
@@ -217,14 +266,16 @@ def subprocess_env(layout: Layout, extra: dict[str, str] | None = None) -> dict[
     libFuzzer's fork, merge and crash-minimize modes re-run the target through its
     shebang (``/usr/bin/env python3``), so this interpreter's directory goes first on
     ``PATH``; the project root goes on ``PYTHONPATH`` so a target run as a script
-    imports the code under test; a fixed hash seed keeps coverage counts comparable
-    between runs (corpus minimization compares them).
+    imports the code under test (not for the installed targets: ``pcfuzz`` is
+    importable, and its folders must not become top-level names); a fixed hash seed
+    keeps coverage counts comparable between runs (corpus minimization compares them).
     """
     env = dict(os.environ)
     bindir = str(Path(sys.executable).parent)
     env["PATH"] = os.pathsep.join([bindir, env.get("PATH", "")])
-    root = str(layout.project_root)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in [root, env.get("PYTHONPATH", "")] if p)
+    if not layout.installed:
+        root = str(layout.project_root)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in [root, env.get("PYTHONPATH", "")] if p)
     env.setdefault("PYTHONHASHSEED", "0")
     env["PYTHONUNBUFFERED"] = "1"
     if extra:

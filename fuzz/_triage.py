@@ -39,7 +39,12 @@ _FAULT_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+) in (?
 _TIMEOUT_DUMP = re.compile(r"^Timeout \(\d+:\d\d:\d\d(?:\.\d+)?\)!", re.MULTILINE)
 _FATAL = re.compile(r"^Fatal Python error: (.+)$", re.MULTILINE)
 _TOP_FRAMES = 3
-_REPO_ROOT = Path(__file__).resolve().parent.parent
+#: pcfuzz's own folders, named as in the repository whether they run from a checkout
+#: (``<repo>/contracts``) or installed (``site-packages/pcfuzz/contracts``): a crash
+#: fingerprints the same either way.
+_CODE_DIRS = tuple(
+    Path(__file__).resolve().parent.parent / name for name in ("contracts", "strategies", "fuzz")
+)
 _LIBRARY_ROOTS = tuple(
     str(Path(p).resolve())
     for p in {
@@ -81,6 +86,9 @@ def _project_frame(filename: str, roots: Sequence[Path]) -> str | None:
     text = str(resolved)
     if resolved == _HELPER.resolve():
         return None  # the replay driver, not the code under test
+    for code in _CODE_DIRS:
+        if resolved.is_relative_to(code):
+            return f"{code.name}/{resolved.relative_to(code).as_posix()}"
     if "site-packages" in resolved.parts or text.startswith(_LIBRARY_ROOTS):
         return None
     for root in roots:
@@ -111,7 +119,7 @@ def fingerprint_of(crash: Crash, project_root: Path) -> tuple[str, list[str]]:
     frames: the innermost project frames, or, when the stack has none (a crash inside
     a library called directly by the harness), the innermost frames.
     """
-    roots = [project_root.resolve(), _REPO_ROOT]
+    roots = [project_root.resolve()]
     top: list[str] = []
     for filename, _line, func in crash.frames:
         rel = _project_frame(filename, roots)

@@ -1,6 +1,7 @@
 """The ``pcfuzz`` command: fuzz campaigns, the nightly job, corpus minimization, crash
 triage and the regression store.
 
+    pcfuzz --version
     pcfuzz list
     pcfuzz fuzz TARGET [--time S] [--jobs N]
     pcfuzz nightly [--budget S] [--jobs N] [--report DIR] [--properties auto|quick|full|off]
@@ -15,7 +16,9 @@ TARGET is a short name (``strict-json``; ``strict_json`` and ``fuzz_strict_json`
 work too; contract names such as ``openai-responses`` name the provider targets).
 Global options ``--fuzz-dir``, ``--regressions-dir`` and ``--work-dir`` (or the
 variables ``PCFUZZ_FUZZ_DIR``, ``PCFUZZ_REGRESSIONS_DIR``, ``PCFUZZ_WORK_DIR``) point
-the command at another tree. See docs/fuzzing.md.
+the command at another tree. Installed, pcfuzz writes only under the current
+directory (``.pcfuzz/work``, ``pcfuzz-regressions``, ``reports/latest``); from a
+checkout, to ``fuzz/.work`` and ``tests/regressions``. See docs/fuzzing.md.
 """
 
 from __future__ import annotations
@@ -28,7 +31,15 @@ from pathlib import Path
 
 from pcfuzz.fuzz._check import add_parser as add_check_parser
 from pcfuzz.fuzz._check import cmd_check
-from pcfuzz.fuzz._targets import Layout, Target, TargetNotFound, corpus_stats, discover, resolve
+from pcfuzz.fuzz._targets import (
+    Layout,
+    LayoutError,
+    Target,
+    TargetNotFound,
+    corpus_stats,
+    discover,
+    resolve,
+)
 from pcfuzz.fuzz._triage import ReplayError
 
 __all__ = ["main"]
@@ -135,6 +146,10 @@ def cmd_nightly(layout: Layout, args: argparse.Namespace) -> int:
 def cmd_minimize(layout: Layout, args: argparse.Namespace) -> int:
     from pcfuzz.fuzz._corpus import minimize_corpus
 
+    if args.seeds and layout.installed:
+        print("pcfuzz minimize: --seeds rewrites the seed corpus, which is read-only in an "
+              "installed pcfuzz; minimize from a checkout (or --fuzz-dir)", file=sys.stderr)
+        return 2
     status = 0
     for t in _targets(layout, args.target):
         if args.seeds:
@@ -160,6 +175,9 @@ def cmd_triage(layout: Layout, args: argparse.Namespace) -> int:
     from pcfuzz.fuzz._triage import triage
 
     directory = Path(args.dir)
+    if not directory.is_dir():
+        print(f"pcfuzz triage: no such directory: {directory}", file=sys.stderr)
+        return 2
     target = resolve(layout, args.target) if args.target else _infer_target(layout, directory)
     if target is None:
         print("pcfuzz triage: cannot tell the target from the path; pass --target", file=sys.stderr)
@@ -222,6 +240,9 @@ def cmd_promote(layout: Layout, args: argparse.Namespace) -> int:
 
     target = resolve(layout, args.target)
     artifact = Path(args.artifact).resolve()
+    if not artifact.is_file():
+        print(f"pcfuzz promote: no such file: {artifact}", file=sys.stderr)
+        return 2
     (outcome,) = replay(target, [artifact])
     if outcome.crash is None:
         print(f"pcfuzz promote: {artifact} does not crash {target.name}; nothing to promote",
@@ -300,13 +321,26 @@ def cmd_replay(layout: Layout, args: argparse.Namespace) -> int:
     return status
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("pcfuzz")
+    except PackageNotFoundError:
+        return "0+unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pcfuzz", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--fuzz-dir", help="directory of fuzz_*.py targets (default: fuzz/)")
-    parser.add_argument("--regressions-dir", help="regression store (default: tests/regressions)")
-    parser.add_argument("--work-dir", help="working corpora and artifacts (default: fuzz/.work)")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--fuzz-dir",
+                        help="directory of fuzz_*.py targets (default: the shipped ones)")
+    parser.add_argument("--regressions-dir", help="regression store (default: ./pcfuzz-regressions;"
+                        " tests/regressions in a checkout)")
+    parser.add_argument("--work-dir", help="working corpora and artifacts (default: "
+                        "./.pcfuzz/work; fuzz/.work in a checkout)")
     sub = parser.add_subparsers(dest="command", required=True)
 
     sub.add_parser("list", help="targets, corpus sizes, last run figures")
@@ -317,7 +351,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=int, default=1, help="libFuzzer -fork=N when N > 1")
     p.add_argument("--timeout", type=int, help="per-input timeout in seconds (default: options or 10)")
     p.add_argument("--rss-limit-mb", type=int, help="RSS limit (default: options or 2048)")
-    p.add_argument("--artifacts", help="artifact directory (default: fuzz/.work/<fuzzer>/artifacts)")
+    p.add_argument("--artifacts", help="artifact directory (default: <work dir>/<fuzzer>/artifacts)")
     p.add_argument("--keep-going", action="store_true",
                    help="after a crash, fuzz on (-fork=1, crashes ignored) for the rest of --time")
 
@@ -329,7 +363,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="property suite: auto = quick below 600 s budget, else full")
     p.add_argument("--property-budget", type=float,
                    help="seconds for the property suite (default: a quarter of the budget)")
-    p.add_argument("--property-tests", nargs="*", help="pytest paths (default: tests/)")
+    p.add_argument("--property-tests", nargs="*",
+                   help="pytest paths (default: a checkout's tests/; installed: none, off)")
     p.add_argument("--hypothesis-db", help="example database directory (CI caches it)")
     p.add_argument("--no-minimize", action="store_true")
     p.add_argument("--target", action="append", help="only these targets (repeatable)")
@@ -389,10 +424,10 @@ COMMANDS = {
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``pcfuzz`` and ``python -m pcfuzz``; returns the exit status."""
     args = build_parser().parse_args(argv)
-    layout = Layout.from_options(args.fuzz_dir, args.regressions_dir, args.work_dir)
     try:
+        layout = Layout.from_options(args.fuzz_dir, args.regressions_dir, args.work_dir)
         return COMMANDS[args.command](layout, args)
-    except (TargetNotFound, ReplayError) as exc:
+    except (TargetNotFound, LayoutError, ReplayError) as exc:
         print(f"pcfuzz: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

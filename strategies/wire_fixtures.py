@@ -1,9 +1,11 @@
 """The ``wire-sse-bytes`` fixtures: the golden turns of ``fixtures/<contract>.json``
 as the raw SSE bytes their APIs send.
 
-``python -m strategies.wire_fixtures`` (from the repository root) rewrites
+``python -m pcfuzz.strategies.wire_fixtures`` (from a checkout) rewrites
 ``fixtures/wire/<contract>.sse.json`` from the golden fixtures; ``--check`` only
-reports whether the shipped files are current (exit 1 if not).
+reports whether the shipped files are current (exit 1 if not). The fixtures are the
+package data of ``pcfuzz.fixtures``, so the same paths work from an installed wheel
+(read-only there: rewriting needs a checkout).
 ``tests/test_wire_fixtures.py`` runs the same comparison.
 """
 
@@ -14,13 +16,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pcfuzz._data import checkout_root, fixtures_dir
 from pcfuzz.strategies.sse import render_api_events
 
-__all__ = ["ROOT", "WIRE_DIR", "CONTRACTS", "golden_path", "wire_path", "wire_document",
+__all__ = ["FIXTURES_DIR", "WIRE_DIR", "CONTRACTS", "golden_path", "wire_path", "wire_document",
            "render_document"]
 
-ROOT = Path(__file__).resolve().parent.parent
-WIRE_DIR = ROOT / "fixtures" / "wire"
+FIXTURES_DIR = fixtures_dir()
+WIRE_DIR = FIXTURES_DIR / "wire"
 CONTRACTS = ("openai-responses", "anthropic-messages", "gemini-interactions", "openai-chat")
 
 _FRAMING = {
@@ -34,7 +37,7 @@ _FRAMING = {
 
 
 def golden_path(contract: str) -> Path:
-    return ROOT / "fixtures" / f"{contract.replace('-', '_')}.json"
+    return FIXTURES_DIR / f"{contract.replace('-', '_')}.json"
 
 
 def wire_path(contract: str) -> Path:
@@ -66,6 +69,10 @@ def render_document(document: dict[str, Any]) -> bytes:
 
 
 def main(argv: list[str]) -> int:
+    if "--check" not in argv and checkout_root() is None:
+        print("wire_fixtures: rewriting needs a source checkout (the installed fixtures are "
+              "read-only); --check only compares", file=sys.stderr)
+        return 2
     stale = []
     for contract in CONTRACTS:
         data = render_document(wire_document(contract))
@@ -77,7 +84,7 @@ def main(argv: list[str]) -> int:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
     for path in stale:
-        print(f"{'stale' if '--check' in argv else 'wrote'}: {path.relative_to(ROOT)}")
+        print(f"{'stale' if '--check' in argv else 'wrote'}: {path.relative_to(FIXTURES_DIR.parent)}")
     return 1 if stale and "--check" in argv else 0
 
 

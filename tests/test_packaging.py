@@ -1,9 +1,23 @@
-"""The installed names: every package folder is listed under ``pcfuzz`` in pyproject."""
+"""The installed names: every package folder is listed under ``pcfuzz`` in pyproject; the
+built wheel carries what the command reads and runs from an empty directory."""
 
 from __future__ import annotations
 
+import importlib.util
+import json
+import os
+import re
+import shutil
+import stat
+import subprocess
+import sys
+import sysconfig
 import tomllib
+import zipfile
+from importlib import metadata
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -46,3 +60,159 @@ def test_nothing_outside_contracts_imports_the_bare_folder_names() -> None:
             if pattern.search(path.read_text(encoding="utf-8")):
                 offenders.append(str(path.relative_to(ROOT)))
     assert not offenders, f"import pcfuzz.<name>, not the bare folder: {offenders}"
+
+
+# -- the built wheel, installed into a fresh virtual environment -----------------------
+
+#: What the wheel is built from (copied, so the build never touches the checkout's
+#: build/ or *.egg-info, whose stale files could leak into a wheel).
+BUILD_INPUTS = ("pyproject.toml", "setup.py", "README.md",
+                "pcfuzz", "contracts", "strategies", "fuzz", "fixtures")
+#: Files a command reads at run time, by their checkout paths.
+SHIPPED_DATA = ("fuzz/corpus/*/*", "fuzz/*.dict", "fuzz/*.options", "fuzz/fuzz_*.py",
+                "fuzz/summary.schema.json", "fixtures/*.json", "fixtures/wire/*",
+                "fixtures/schemas/*/*", "fixtures/README.md", "contracts/py.typed")
+PACKAGE_DIRS = {"pcfuzz": "pcfuzz", "contracts": "pcfuzz/contracts",
+                "strategies": "pcfuzz/strategies", "fuzz": "pcfuzz/fuzz",
+                "fixtures": "pcfuzz/fixtures"}
+
+
+def _run(cmd: list[str], cwd: Path, env: dict[str, str] | None = None,
+         timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=timeout, check=False)
+    assert proc.returncode == 0, f"{cmd} exited {proc.returncode}:\n{proc.stdout}\n{proc.stderr}"
+    return proc
+
+
+def _can_build_without_isolation() -> bool:
+    """setuptools 70.1+ builds wheels by itself; an older one needs the wheel package."""
+    try:
+        major, minor = (int(x) for x in metadata.version("setuptools").split(".")[:2])
+    except (metadata.PackageNotFoundError, ValueError):
+        return False
+    return (major, minor) >= (70, 1) or importlib.util.find_spec("wheel") is not None
+
+
+def _build_wheel(tmp: Path) -> Path:
+    src = tmp / "src"
+    src.mkdir()
+    ignore = shutil.ignore_patterns("__pycache__", ".work", "artifacts", "*.egg-info")
+    for name in BUILD_INPUTS:
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, src / name, ignore=ignore)
+        else:
+            shutil.copy2(ROOT / name, src / name)
+    no_isolation = ["--no-build-isolation"] if _can_build_without_isolation() else []
+    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", *no_isolation,
+          "--wheel-dir", str(tmp / "dist"), str(src)], cwd=tmp, timeout=300)
+    (wheel,) = (tmp / "dist").glob("pcfuzz-*.whl")
+    return wheel
+
+
+def _clean_env(venv_bin: Path) -> dict[str, str]:
+    """No PYTHONPATH, no PCFUZZ_* variable: only the installed pcfuzz can answer."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("PCFUZZ_") and k not in {"PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV"}}
+    env["PATH"] = os.pathsep.join([str(venv_bin), env.get("PATH", "")])
+    return env
+
+
+def _tree(root: Path) -> set[str]:
+    return {p.relative_to(root).as_posix() for p in root.rglob("*")
+            if "__pycache__" not in p.parts}
+
+
+@pytest.mark.slow
+def test_the_wheel_installs_and_runs_from_an_empty_directory(tmp_path: Path) -> None:
+    """Build the wheel, install it into a fresh virtual environment, and from an empty
+    directory run ``pcfuzz --version``, ``python -m pcfuzz --version``, ``pcfuzz list``
+    (the shipped seed counts) and a 5-second ``pcfuzz fuzz strict-json``.
+
+    Offline and honest about what it borrows: the wheel is built with
+    ``pip wheel --no-deps --no-build-isolation`` when this interpreter's setuptools can
+    build wheels (70.1+, which the ``dev`` extra pins; else pip builds it in isolation
+    from its configured index). The fresh environment is created by ``python -m venv``
+    without system site-packages and without pip; this interpreter's pip installs the
+    wheel into it with ``--no-deps --no-index``. The third-party dependencies (atheris,
+    hypothesis) are not installed again: a ``.pth`` file puts this interpreter's
+    site-packages *after* the fresh environment's own, so ``pcfuzz`` itself can only come
+    from the wheel (checked: its files are in the fresh environment, and nothing from
+    the checkout is on the path). Commands run with no ``PYTHONPATH`` and no
+    ``PCFUZZ_*`` variable. Nothing may be written into the installed package; the
+    campaign's work directory must appear under the empty directory.
+    """
+    wheel = _build_wheel(tmp_path)
+    with zipfile.ZipFile(wheel) as archive:
+        infos = {info.filename: info for info in archive.infolist()}
+    tops = {name.split("/")[0] for name in infos}
+    assert tops == {"pcfuzz", wheel.name.split("-py3")[0] + ".dist-info"}, tops
+    assert not tops & {"contracts", "strategies", "fuzz", "fixtures", "tests"}
+    missing = []
+    for pattern in SHIPPED_DATA:
+        found = [p for p in ROOT.glob(pattern) if p.is_file()]
+        assert found, f"nothing in the checkout matches {pattern}"
+        for path in found:
+            rel = path.relative_to(ROOT)
+            name = "/".join([PACKAGE_DIRS[rel.parts[0]], *rel.parts[1:]])
+            if name not in infos:
+                missing.append(name)
+    assert not missing, f"not in the wheel: {missing[:10]} ({len(missing)} files)"
+    for name, info in infos.items():
+        if re.fullmatch(r"pcfuzz/fuzz/fuzz_\w+\.py", name):
+            assert (info.external_attr >> 16) & stat.S_IXUSR, f"{name} is not executable"
+
+    venv_dir = tmp_path / "venv"
+    _run([sys.executable, "-m", "venv", "--without-pip", str(venv_dir)], cwd=tmp_path)
+    venv_bin = venv_dir / ("Scripts" if os.name == "nt" else "bin")
+    venv_python = venv_bin / ("python.exe" if os.name == "nt" else "python")
+    _run([sys.executable, "-m", "pip", "--python", str(venv_python), "install", "--quiet",
+          "--no-deps", "--no-index", str(wheel)], cwd=tmp_path)
+    env = _clean_env(venv_bin)
+    site = Path(_run([str(venv_python), "-c", "import sysconfig; print(sysconfig.get_paths()"
+                      "['purelib'])"], cwd=tmp_path, env=env).stdout.strip())
+    deps = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
+    (site / "_pcfuzz_test_deps.pth").write_text("\n".join(deps) + "\n", encoding="utf-8")
+    package = site / "pcfuzz"
+    before = _tree(package)
+
+    empty = (tmp_path / "empty").resolve()
+    empty.mkdir()
+    where = _run([str(venv_python), "-c", "import sys, pcfuzz.fuzz, pcfuzz.contracts; "
+                  "print(pcfuzz.fuzz.__file__); print(pcfuzz.contracts.__file__); "
+                  "print('\\n'.join(sys.path))"], cwd=empty, env=env).stdout.splitlines()
+    assert Path(where[0]).parent == package / "fuzz"
+    assert Path(where[1]).parent == package / "contracts"
+    assert str(ROOT) not in where[2:], "the checkout is on the fresh environment's path"
+
+    # Crash fingerprints name pcfuzz's frames as in the repository, also from site-packages.
+    frame = _run([str(venv_python), "-c", "from pathlib import Path; "
+                  "import pcfuzz.contracts.strict_json as m; "
+                  "from pcfuzz.fuzz._triage import _project_frame; "
+                  "print(_project_frame(m.__file__, [Path.cwd()]))"], cwd=empty, env=env)
+    assert frame.stdout.strip() == "contracts/strict_json.py"
+
+    version = _config()["project"]["version"]  # type: ignore[index]
+    for cmd in ([str(venv_bin / "pcfuzz"), "--version"],
+                [str(venv_python), "-m", "pcfuzz", "--version"]):
+        assert _run(cmd, cwd=empty, env=env).stdout.strip() == f"pcfuzz {version}"
+
+    listed = _run([str(venv_bin / "pcfuzz"), "list"], cwd=empty, env=env).stdout
+    seeds = {}
+    for line in listed.splitlines()[2:]:
+        name, fuzzer, count = line.split()[:3]
+        seeds[fuzzer] = int(count)
+    expected = {d.name: len({p.read_bytes() for p in d.iterdir() if p.is_file()})
+                for d in (ROOT / "fuzz" / "corpus").iterdir()}
+    assert seeds == expected, listed
+    assert all(seeds.values()), listed
+
+    fuzz = _run([str(venv_bin / "pcfuzz"), "fuzz", "strict-json", "--time", "5"],
+                cwd=empty, env=env, timeout=90)
+    work = empty / ".pcfuzz" / "work" / "fuzz_strict_json"
+    assert (work / "last_run.json").is_file(), fuzz.stdout + fuzz.stderr
+    assert json.loads((work / "last_run.json").read_text(encoding="utf-8"))["executions"] > 0
+    assert (work / "logs" / "last.log").is_file()
+    assert f"log: {work / 'logs' / 'last.log'}" in fuzz.stdout
+    assert sorted(p.name for p in empty.iterdir()) == [".pcfuzz"]
+    assert _tree(package) == before, "pcfuzz wrote into the installed package"

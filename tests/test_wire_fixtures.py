@@ -84,7 +84,7 @@ def test_shipped_wire_fixture_is_the_golden_turn_as_bytes(contract: str) -> None
 @pytest.mark.parametrize("contract", CONTRACTS)
 def test_shipped_wire_fixture_is_current(contract: str) -> None:
     assert wire_path(contract).read_bytes() == render_document(wire_document(contract)), (
-        "regenerate with: python -m strategies.wire_fixtures")
+        "regenerate with: python -m pcfuzz.strategies.wire_fixtures")
 
 
 @pytest.mark.parametrize("contract", CONTRACTS)
