@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+import subprocess
+import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -47,25 +49,50 @@ def _sha1(path: Path) -> str:
     return hashlib.sha1(path.read_bytes(), usedforsecurity=False).hexdigest()
 
 
-def minimize_corpus(target: Target, corpus: Path, extra: Sequence[Path] = ()) -> MinimizeResult:
+def minimize_corpus(
+    target: Target,
+    corpus: Path,
+    extra: Sequence[Path] = (),
+    *,
+    time_limit_s: float | None = None,
+) -> MinimizeResult:
     """Minimize ``corpus`` (merging in ``extra`` corpora, e.g. the seeds or the working
     corpus) in place. Files whose content was already in one of the inputs keep their
     original (descriptive) names; the rest are named by content hash.
+
+    ``time_limit_s`` bounds the whole minimization: a step still running then is
+    stopped and the old corpus stays (status ``kept``, detail "out of time").
     """
+    deadline = None if time_limit_s is None else time.monotonic() + time_limit_s
+
+    def left(default: float) -> float:
+        if deadline is None:
+            return default
+        return max(0.1, min(default, deadline - time.monotonic()))
+
     sources = [d for d in [corpus, *extra] if d.is_dir()]
     files_before, bytes_before = corpus_stats(*sources)
     result = MinimizeResult("skipped", "", files_before, files_before, bytes_before, bytes_before)
     if files_before == 0:
         result.detail = "empty corpus"
         return result
-    result.features_before = count_features(target, sources)
     fresh = corpus.with_name(corpus.name + ".merging")
     shutil.rmtree(fresh, ignore_errors=True)
     try:
-        merged = merge(target, fresh, sources)
-        files_after, bytes_after = corpus_stats(fresh)
-        result.files_after, result.bytes_after = files_after, bytes_after
-        result.features_after = count_features(target, [fresh]) if files_after else 0
+        try:
+            result.features_before = count_features(target, sources, left(600))
+            merged = merge(target, fresh, sources, left(1200))
+            files_after, bytes_after = corpus_stats(fresh)
+            result.files_after, result.bytes_after = files_after, bytes_after
+            result.features_after = (
+                count_features(target, [fresh], left(600)) if files_after else 0
+            )
+        except subprocess.TimeoutExpired:
+            result.status = "kept"
+            result.detail = f"out of time ({time_limit_s:.0f}s)"
+            result.files_after, result.bytes_after = files_before, bytes_before
+            result.features_after = None
+            return result
         result.status = "kept"
         if merged is None or files_after == 0:
             result.detail = "merge produced an empty corpus"

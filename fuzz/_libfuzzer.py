@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -129,6 +130,11 @@ class CampaignResult:
     samples: list[Sample] = field(default_factory=list)
     stopped_at_crash: bool = False
     error: str | None = None
+    #: ``time.time()`` at the start (crash artifacts' modification times are placed
+    #: on the campaign's time axis with it)
+    started_wall: float | None = None
+    #: the campaign was stopped by its ``deadline`` (the nightly slot ran out)
+    stopped_by_deadline: bool = False
 
 
 class _Tracker:
@@ -247,6 +253,9 @@ class Campaign:
     progress: IO[str] | None = None
     keep_going: bool = False
     extra_flags: Sequence[str] = ()
+    #: ``time.monotonic()`` value past which the campaign's processes are stopped
+    #: (SIGTERM to the process group, then SIGKILL): the nightly job's hard stop.
+    deadline: float | None = None
 
     def command(self, budget_s: float | None = None, fork: int | None = None) -> list[str]:
         """The libFuzzer command line (``fork`` overrides the mode chosen by ``jobs``)."""
@@ -285,6 +294,7 @@ class Campaign:
             )
             return result
         started = time.monotonic()
+        result.started_wall = time.time()
         tracker = _Tracker(result, started)
         progress = _Progress(
             self.progress or sys.stderr, self.label or target.name, self.budget_s
@@ -296,6 +306,8 @@ class Campaign:
         try:
             self._process(self.command(), started, tracker, progress, log)
             remaining = self.budget_s - (time.monotonic() - started)
+            if self.deadline is not None:
+                remaining = min(remaining, self.deadline - time.monotonic() - 2)
             if (
                 self.keep_going
                 and self.jobs == 1
@@ -341,6 +353,7 @@ class Campaign:
             stderr=subprocess.STDOUT,
             text=True,
             errors="replace",
+            start_new_session=True,  # fork/merge children die with it on a hard stop
         )
 
         def reader() -> None:
@@ -356,16 +369,22 @@ class Campaign:
         hard_limit = self.budget_s + target.per_input_timeout() + 60
         try:
             while proc.poll() is None:
-                elapsed = time.monotonic() - started
+                now = time.monotonic()
+                elapsed = now - started
                 if elapsed > hard_limit:
-                    proc.kill()
+                    _stop_group(proc, grace_s=0)
                     result.error = f"killed after {elapsed:.0f}s (budget {self.budget_s:.0f}s)"
                     break
+                if self.deadline is not None and now > self.deadline:
+                    # The nightly slot is over: libFuzzer handles SIGTERM by printing
+                    # its final figures and exiting; what it found so far is kept.
+                    _stop_group(proc, grace_s=1.0)
+                    result.stopped_by_deadline = True
+                    break
                 progress.show(elapsed, result, tracker.crashes())
-                time.sleep(0.5)
+                time.sleep(0.2)
         except KeyboardInterrupt:
-            proc.terminate()
-            proc.wait()
+            _stop_group(proc, grace_s=2)
             raise
         finally:
             proc.wait()
@@ -375,20 +394,49 @@ class Campaign:
         result.returncode = proc.returncode
 
 
+def _stop_group(proc: subprocess.Popen[str], grace_s: float) -> None:
+    """SIGTERM the process group of ``proc`` (started with ``start_new_session``),
+    SIGKILL it after ``grace_s`` seconds if it is still there."""
+    for sig, wait in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 5.0)):
+        if proc.poll() is not None:
+            return
+        if wait <= 0 and sig == signal.SIGTERM:
+            continue
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            return
+        try:
+            proc.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            continue
+
+
 def _run_quiet(
     target: Target, args: Sequence[str], timeout_s: float
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(target.path), *args],
+    """Run the target with ``args``; past ``timeout_s`` its whole process group
+    (libFuzzer's merge and minimize modes start children) is stopped and
+    :class:`subprocess.TimeoutExpired` raised."""
+    cmd = [sys.executable, str(target.path), *args]
+    proc = subprocess.Popen(
+        cmd,
         cwd=target.layout.fuzz_dir,
         env=subprocess_env(target.layout),
         stdin=subprocess.DEVNULL,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
         errors="replace",
-        timeout=timeout_s,
-        check=False,
+        start_new_session=True,
     )
+    try:
+        out, err = proc.communicate(timeout=max(0.1, timeout_s))
+    except subprocess.TimeoutExpired:
+        _stop_group(proc, grace_s=1)
+        proc.communicate()
+        raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
 def count_features(target: Target, dirs: Sequence[Path], timeout_s: float = 600) -> int | None:

@@ -36,8 +36,6 @@ INSTALLED_HYPOTHESIS_DB = Path(".pcfuzz") / "hypothesis-db"
 QUICK_MAX_EXAMPLES = 20
 _EXAMPLE = re.compile(r"^(Falsifying example|Failing test case|Falsifying explicit example)",
                       re.MULTILINE)
-#: Below this budget, ``--properties auto`` means ``quick``; at or above it, ``full``.
-FULL_PROPERTIES_FROM_S = 600
 
 
 @dataclass
@@ -53,6 +51,8 @@ class NightlyOptions:
     hypothesis_db: str | None = None
     minimize: bool = True
     targets: list[str] = field(default_factory=list)
+    #: extra environment for the property run (tests use it)
+    extra_env: dict[str, str] = field(default_factory=dict)
 
 
 def _now() -> str:
@@ -95,31 +95,96 @@ def _tail(path: Path, lines: int = 5) -> str:
     return " | ".join(text[-lines:])[-600:]
 
 
+#: Shares of the budget, in order (a phase that ends early leaves its time to the next).
+PHASE_SHARES = {"fuzzing": 0.55, "properties": 0.30, "minimization": 0.10, "report": 0.05}
+#: A target whose slot is shorter than this is not started (named as skipped).
+MIN_TARGET_SLOT_S = 2.0
+#: A campaign still running at its slot's end gets SIGTERM this long before it, so
+#: that libFuzzer's final figures (or the SIGKILL after them) land inside the slot.
+STOP_GRACE_S = 1.0
+#: pytest gets SIGINT this long before the property phase ends (it still writes its
+#: JUnit file), SIGKILL at the end.
+PYTEST_STOP_S = 3.0
+#: Start-up estimate (interpreter, instrumentation, loading the corpus) before the
+#: first campaign of the night has measured it.
+STARTUP_GUESS_S = 2.5
+
+
+class Clock:
+    """The night's phases: each has a planned share and a hard end; a phase that
+    finishes early leaves its time to the phases after it."""
+
+    def __init__(self, budget_s: float, shares: dict[str, float]) -> None:
+        self.started = time.monotonic()
+        self.budget_s = budget_s
+        total = sum(shares.values()) or 1.0
+        self.planned = {k: budget_s * v / total for k, v in shares.items()}
+        self.ends: dict[str, float] = {}
+        mark = self.started
+        for name, seconds in self.planned.items():
+            mark += seconds
+            self.ends[name] = mark
+        self.used: dict[str, float] = {}
+        self._phase: tuple[str, float] | None = None
+
+    def begin(self, name: str) -> float:
+        """Start ``name``; returns its hard end (``time.monotonic()`` value)."""
+        self._phase = (name, time.monotonic())
+        return self.ends[name]
+
+    def end(self) -> None:
+        if self._phase is not None:
+            name, began = self._phase
+            self.used[name] = self.used.get(name, 0.0) + time.monotonic() - began
+            self._phase = None
+
+    def left(self, name: str) -> float:
+        return self.ends[name] - time.monotonic()
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [
+            {"name": k, "planned_s": round(v, 1), "used_s": round(self.used.get(k, 0.0), 1)}
+            for k, v in self.planned.items()
+        ]
+
+
 def _fuzz_one(
-    target: Target, budget: float, opts: NightlyOptions, label: str, stream: IO[str]
+    target: Target,
+    budget: float,
+    opts: NightlyOptions,
+    label: str,
+    stream: IO[str],
+    *,
+    deadline: float | None = None,
+    startup_s: float = 0.0,
 ) -> dict[str, Any]:
     report = opts.report_dir
     crash_dir = report / "crashes" / target.fuzzer
     log = report / "logs" / f"{target.fuzzer}.log"
     files_before, bytes_before = corpus_stats(*target.corpus_dirs())
+    # libFuzzer counts -max_total_time from the end of its start-up: leave that out.
+    fuzz_s = max(1.0, budget - startup_s)
     result = Campaign(
         target,
-        budget,
+        fuzz_s,
         jobs=opts.jobs,
         artifacts=crash_dir,
         log_path=log,
         label=label,
         progress=stream,
         keep_going=True,
+        deadline=deadline,
     ).run()
     artifacts = [Path(a) for a in result.artifacts if Path(a).is_file()]
     crashes: list[dict[str, Any]] = []
     error = result.error
     if artifacts:
         known = known_fingerprints(target.regressions)
+        left = 10.0 if deadline is None else deadline - time.monotonic()
         try:
             groups, _gone = triage(
-                target, artifacts, out_dir=crash_dir / "minimized", minimize_budget_s=10
+                target, artifacts, out_dir=crash_dir / "minimized",
+                minimize_budget_s=max(1.0, min(10.0, left)), minimize=left > 2,
             )
         except ReplayError as exc:
             groups, error = [], f"triage failed: {exc}"[:600]
@@ -134,22 +199,33 @@ def _fuzz_one(
                     "frames": g.top_frames,
                     "artifacts": len(g.artifacts),
                     "input": _rel(keep, report),
+                    "input_path": str(keep.resolve()),
+                    "target_path": str(target.path),
+                    "time_s": _crash_time(result, g.artifacts),
                     "new": g.fingerprint not in known,
                 }
             )
         if not groups and error is None:
             error = "crash artifacts were written but none reproduces on replay (flaky?)"
+    elif result.executions == 0 and error is None and result.stopped_by_deadline:
+        error = (f"not run: its {budget:.1f}s slot ended during start-up, before the first "
+                 "execution (budget too small for this many targets)")
     elif result.executions == 0 and error is None:
         error = f"no executions (exit {result.returncode}): {_tail(log)}"
     plot = report / "plots" / f"{target.fuzzer}.svg"
     plot.parent.mkdir(parents=True, exist_ok=True)
     plot.write_text(
-        render_svg(f"{target.name}: coverage and corpus", result.samples, budget),
+        render_svg(
+            f"{target.name}: coverage and corpus", result.samples, budget,
+            crashes=[c["time_s"] for c in crashes if c["time_s"] is not None],
+        ),
         encoding="utf-8",
     )
     save_last_run(target, result, len(crashes))
     files_after, bytes_after = corpus_stats(*target.corpus_dirs())
     status = "crash" if crashes else ("error" if error else "ok")
+    if status == "error" and result.executions == 0 and result.stopped_by_deadline:
+        status = "skipped"
     return {
         "name": target.name,
         "fuzzer": target.fuzzer,
@@ -164,16 +240,7 @@ def _fuzz_one(
         "new_inputs": max(0, files_after - files_before),
         "stopped_at_crash": result.stopped_at_crash,
         "crashes": crashes,
-        "minimize": {
-            "status": "skipped",
-            "detail": "not run",
-            "files_before": files_after,
-            "files_after": files_after,
-            "bytes_before": bytes_after,
-            "bytes_after": bytes_after,
-            "features_before": None,
-            "features_after": None,
-        },
+        "minimize": _minimize_not_run(files_after, bytes_after),
         "plot": _rel(plot, report),
         "log": _rel(log, report),
         "error": error,
@@ -186,17 +253,101 @@ def _property_tests(opts: NightlyOptions) -> list[str]:
     return opts.property_tests or ([str(checkout / "tests")] if checkout is not None else [])
 
 
+def _crash_time(result: CampaignResult, artifacts: list[Path]) -> float | None:
+    """Seconds into the campaign when the first of ``artifacts`` was written."""
+    times = []
+    for a in artifacts:
+        try:
+            times.append(a.stat().st_mtime)
+        except OSError:
+            continue
+    if not times or result.started_wall is None:
+        return None
+    return round(max(0.0, min(times) - result.started_wall), 1)
+
+
+def _minimize_not_run(files: int, size: int, detail: str = "not run") -> dict[str, Any]:
+    return {
+        "status": "skipped",
+        "detail": detail,
+        "files_before": files,
+        "files_after": files,
+        "bytes_before": size,
+        "bytes_after": size,
+        "features_before": None,
+        "features_after": None,
+    }
+
+
+def _skipped_target(target: Target, opts: NightlyOptions, reason: str) -> dict[str, Any]:
+    files, size = corpus_stats(*target.corpus_dirs())
+    plot = opts.report_dir / "plots" / f"{target.fuzzer}.svg"
+    plot.parent.mkdir(parents=True, exist_ok=True)
+    plot.write_text(render_svg(f"{target.name}: not run ({reason})", [], 1.0), encoding="utf-8")
+    return {
+        "name": target.name,
+        "fuzzer": target.fuzzer,
+        "status": "skipped",
+        "budget_s": 0.0,
+        "duration_s": 0.0,
+        "executions": 0,
+        "exec_per_s": 0.0,
+        "coverage": {"cov": 0, "ft": 0},
+        "corpus_before": {"files": files, "bytes": size},
+        "corpus_after": {"files": files, "bytes": size},
+        "new_inputs": 0,
+        "stopped_at_crash": False,
+        "crashes": [],
+        "minimize": _minimize_not_run(files, size),
+        "plot": _rel(plot, opts.report_dir),
+        "log": "",
+        "error": reason,
+    }
+
+
 def _properties_mode(opts: NightlyOptions) -> str:
     if not _property_tests(opts):
         return "off"
     if opts.properties != "auto":
         return opts.properties
-    return "full" if opts.budget_s >= FULL_PROPERTIES_FROM_S else "quick"
+    return "full"
+
+
+def _collection_skips(cases: list[ET.Element]) -> tuple[list[ET.Element], list[dict[str, str]]]:
+    """Drop pytest's ``collection skipped`` pseudo test cases (a module skipped at
+    import) from the cases; return them as named skips instead."""
+    kept, skipped = [], []
+    for case in cases:
+        skip = case.find("skipped")
+        if skip is not None and not case.get("name") and case.get("classname") == "":
+            skipped.append({"name": case.get("file") or "module", "reason": skip.get("message") or ""})
+            continue
+        if skip is not None and (skip.get("message") or "").startswith("collection skipped"):
+            skipped.append({"name": case.get("classname") or case.get("name") or "module",
+                            "reason": skip.get("message") or ""})
+            continue
+        kept.append(case)
+    return kept, skipped
+
+
+def _node_name(case: ET.Element) -> str:
+    return f"{case.get('classname', '')}::{case.get('name', '')}"
+
+
+def _short(nodeid: str) -> str:
+    """``tests/test_x.py::test_y`` and JUnit's ``tests.test_x::test_y`` alike."""
+    path, _, name = nodeid.partition("::")
+    path = path.removesuffix(".py").replace("/", ".")
+    return f"{path}::{name}"
 
 
 def _run_properties(
-    opts: NightlyOptions, layout: Layout, mode: str, budget: float, stream: IO[str]
+    opts: NightlyOptions, layout: Layout, mode: str, deadline: float, stream: IO[str]
 ) -> tuple[dict[str, Any], list[ET.Element]]:
+    """Run the property suite until ``deadline`` (``time.monotonic()``): the plugin sizes
+    each test's examples so that all of them run; at the deadline pytest gets SIGINT
+    (it still writes its JUnit file), 3 s later SIGKILL."""
+    budget = max(0.0, deadline - time.monotonic())
     checkout = checkout_root()
     base = checkout if checkout is not None else Path.cwd()
     db = opts.hypothesis_db or os.environ.get("PCFUZZ_HYPOTHESIS_DB") or str(
@@ -217,10 +368,16 @@ def _run_properties(
         "errors": 0,
         "skipped": 0,
         "failures": [],
+        "skipped_tests": [],
+        "table": [],
     }
     if mode == "off":
         return info, []
     junit = opts.report_dir / "properties-junit.xml"
+    per_test = opts.report_dir / "logs" / "properties.json"
+    costs = layout.work_dir / "property_costs.json"
+    for stale in [junit, *per_test.parent.glob(per_test.name + "*")]:
+        stale.unlink(missing_ok=True)
     cmd = [
         sys.executable, "-m", "pytest", "-p", "pcfuzz.fuzz._pytest_budget", "-p", "no:cacheprovider",
         "-q", "--hypothesis-show-statistics", f"--junitxml={junit}",
@@ -236,49 +393,62 @@ def _run_properties(
             # derandomized, database-less `ci` profile and learn nothing night to night.
             "HYPOTHESIS_PROFILE": "nightly",
             "PCFUZZ_HYPOTHESIS_DB": db,
-            "PCFUZZ_PROPERTY_BUDGET_S": str(budget),
+            # wall clock: the same instant in the pytest process
+            "PCFUZZ_PROPERTY_DEADLINE": str(time.time() + budget - PYTEST_STOP_S),
+            "PCFUZZ_PROPERTY_COSTS": str(costs),
+            "PCFUZZ_PROPERTY_REPORT": str(per_test),
             "PCFUZZ_NIGHTLY": "1",
             "PCFUZZ_PROPERTIES_ONLY": "1",
-            # a different order each night: a budget cut leaves out a different tail
-            "PCFUZZ_PROPERTY_SHUFFLE_SEED": dt.date.today().isoformat(),
         },
     )
     env.pop("PYTHONHASHSEED", None)
     if mode == "quick":
         env["PCFUZZ_PROPERTY_MAX_EXAMPLES"] = str(QUICK_MAX_EXAMPLES)
+    env.update(opts.extra_env)
     log = opts.report_dir / "logs" / "properties.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     stream.write(f"[properties] pytest, profile nightly ({mode}), budget {budget:.0f}s\n")
     stream.flush()
+    stopped = False
     with log.open("w", encoding="utf-8") as out:
         proc = subprocess.Popen(
             cmd, cwd=base, env=env, stdout=out, stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
         )
         try:
-            # Tests that would start after the budget skip themselves; a run still
-            # going well past it (collection included) gets SIGINT, and pytest still
-            # writes its JUnit file.
-            proc.wait(timeout=budget + max(60.0, budget / 2))
+            proc.wait(timeout=max(0.1, deadline - PYTEST_STOP_S - time.monotonic()))
         except subprocess.TimeoutExpired:
+            stopped = True
             proc.send_signal(signal.SIGINT)
             try:
-                proc.wait(timeout=60)
+                proc.wait(timeout=PYTEST_STOP_S)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
     info["duration_s"] = round(time.monotonic() - started, 2)
     info["exit_code"] = proc.returncode
+    _merge_worker_files(costs)
+    records = _read_records(per_test)
     cases: list[ET.Element] = []
     if junit.is_file():
-        cases = list(ET.parse(junit).getroot().iter("testcase"))
+        try:
+            cases = list(ET.parse(junit).getroot().iter("testcase"))
+        except ET.ParseError:
+            cases = []
+    cases, module_skips = _collection_skips(cases)
+    by_short = {_short(k): v for k, v in records.items()}
+    seen: set[str] = set()
     for case in cases:
         info["tests"] += 1
-        name = f"{case.get('classname', '')}::{case.get('name', '')}"
+        name = _node_name(case)
+        seen.add(name)
+        record = by_short.get(name, {})
         bad = case.find("failure")
         if bad is None:
             bad = case.find("error")
+        result = "passed"
         if bad is not None:
+            result = "failed" if bad.tag == "failure" else "error"
             info["failed" if bad.tag == "failure" else "errors"] += 1
             message = (bad.get("message") or "")[:500]
             text = bad.text or ""
@@ -288,10 +458,35 @@ def _run_properties(
                 message = f"{message}\n{example[:1000]}"
             info["failures"].append({"name": name, "message": message})
         elif case.find("skipped") is not None:
+            result = "skipped"
             info["skipped"] += 1
+            skip = case.find("skipped")
+            reason = (skip.get("message") if skip is not None else "") or ""
+            info["skipped_tests"].append({"name": name, "reason": reason[:200]})
         else:
             info["passed"] += 1
-    if not cases and proc.returncode not in (0, 5):
+        info["table"].append(_table_row(name, result, record, case))
+    # A test pytest never reached (the run was stopped) is skipped too, and named.
+    for nodeid, record in records.items():
+        name = _short(nodeid)
+        if name not in seen and record.get("result") == "skipped":
+            info["tests"] += 1
+            info["skipped"] += 1
+            info["skipped_tests"].append({"name": name, "reason": record.get("reason", "")})
+            info["table"].append(_table_row(name, "skipped", record, None))
+    for skip in module_skips:
+        info["skipped_tests"].append(skip)
+        info["skipped"] += 1
+        info["tests"] += 1
+    if not cases and not records and stopped:
+        info["skipped"] += 1
+        info["tests"] += 1
+        info["skipped_tests"].append({
+            "name": " ".join(opts.property_tests) or "tests/",
+            "reason": f"the {budget:.0f}s property share ended before pytest had collected "
+                      "the tests (budget too small)",
+        })
+    elif not cases and proc.returncode not in (0, 5):
         info["errors"] += 1
         info["failures"].append({"name": "pytest", "message": _tail(log)})
     stream.write(
@@ -301,48 +496,129 @@ def _run_properties(
     return info, cases
 
 
+def _table_row(
+    name: str, result: str, record: dict[str, Any], case: ET.Element | None
+) -> dict[str, Any]:
+    seconds = record.get("seconds")
+    if seconds is None and case is not None:
+        seconds = float(case.get("time") or 0)
+    return {
+        "name": name,
+        "result": result,
+        "planned": record.get("planned"),
+        "examples": int(record.get("examples") or 0),
+        "seconds": round(float(seconds or 0.0), 2),
+        "events": record.get("events", {}),
+        "stopped_because": record.get("stopped_because", ""),
+    }
+
+
+def _read_records(path: Path) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for part in sorted(path.parent.glob(path.name + "*")):
+        try:
+            loaded = json.loads(part.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(loaded, dict):
+            out.update(loaded)
+    return out
+
+
+def _merge_worker_files(costs: Path) -> None:
+    """pytest-xdist workers each write ``<costs>.<worker>``: fold them into one file."""
+    parts = sorted(costs.parent.glob(costs.name + ".gw*"))
+    if not parts:
+        return
+    merged = _read_records(costs) if costs.is_file() else {}
+    for part in parts:
+        try:
+            merged.update(json.loads(part.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            pass
+        part.unlink(missing_ok=True)
+    costs.write_text(json.dumps(merged, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def _shares(opts: NightlyOptions, mode: str) -> dict[str, float]:
+    shares = dict(PHASE_SHARES)
+    if mode == "off":
+        shares["fuzzing"] += shares.pop("properties")
+    elif opts.property_budget_s is not None and opts.budget_s > 0:
+        rest = 1.0 - shares["properties"]
+        shares = {k: v / rest * (1 - opts.property_budget_s / opts.budget_s)
+                  for k, v in shares.items() if k != "properties"}
+        shares["properties"] = opts.property_budget_s / opts.budget_s
+        order = list(PHASE_SHARES)
+        shares = {k: shares[k] for k in order if k in shares}
+    if not opts.minimize:
+        shares["fuzzing"] += shares.pop("minimization")
+    return shares
+
+
 def run_nightly(layout: Layout, opts: NightlyOptions, stream: IO[str] = sys.stderr) -> int:
     """Run the whole nightly job; returns the exit status (1 on a new crash, a property
     failure or a target that could not run; else 0)."""
     from pcfuzz.fuzz._targets import resolve
 
     started_wall = _now()
-    started = time.monotonic()
     report = opts.report_dir
     for sub in ("crashes", "logs", "plots"):
         shutil.rmtree(report / sub, ignore_errors=True)
     report.mkdir(parents=True, exist_ok=True)
     targets = [resolve(layout, t) for t in opts.targets] if opts.targets else discover(layout)
     mode = _properties_mode(opts)
-    if mode == "off":
-        prop_budget = 0.0
-    elif opts.property_budget_s is not None:
-        prop_budget = opts.property_budget_s
-    else:
-        prop_budget = opts.budget_s * 0.25
-    fuzz_budget = max(0.0, opts.budget_s - prop_budget)
-    per_target = max(5.0, fuzz_budget / len(targets)) if targets else 0.0
+    clock = Clock(opts.budget_s, _shares(opts, mode))
     stream.write(
-        f"pcfuzz nightly: {len(targets)} targets x {per_target:.0f}s, properties {mode} "
-        f"{prop_budget:.0f}s, jobs {opts.jobs}, report {report}\n"
+        f"pcfuzz nightly: {len(targets)} targets, budget {opts.budget_s:.0f}s ("
+        + ", ".join(f"{k} {v:.0f}s" for k, v in clock.planned.items())
+        + f"), properties {mode}, jobs {opts.jobs}, report {report}\n"
     )
     if opts.properties != "off" and not _property_tests(opts):
         stream.write("pcfuzz nightly: no property suite (an installed pcfuzz ships no tests; "
                      "pass --property-tests PATH)\n")
-    rows = []
+    rows: list[dict[str, Any]] = []
+    fuzz_end = clock.begin("fuzzing")
+    startup = STARTUP_GUESS_S
     for i, target in enumerate(targets, 1):
+        slot = (fuzz_end - time.monotonic()) / (len(targets) - i + 1)
         label = f"[{i}/{len(targets)} {target.name}]"
-        rows.append(_fuzz_one(target, per_target, opts, label, stream))
-    props, cases = _run_properties(opts, layout, mode, prop_budget, stream)
+        if slot < MIN_TARGET_SLOT_S:
+            reason = f"not run: {slot:.1f}s left for it (budget too small)"
+            stream.write(f"{label} {reason}\n")
+            rows.append(_skipped_target(target, opts, reason))
+            continue
+        began = time.monotonic()
+        row = _fuzz_one(target, slot, opts, label, stream,
+                        deadline=began + slot - STOP_GRACE_S, startup_s=startup)
+        if row["executions"] and not row["crashes"]:
+            # what this target's start-up took, to leave out of the next -max_total_time
+            fuzzed = max(1.0, slot - startup)
+            startup = min(slot / 2, max(0.5, row["duration_s"] - fuzzed + startup))
+        rows.append(row)
+    clock.end()
+    props, cases = _run_properties(opts, layout, mode, clock.begin("properties"), stream) \
+        if "properties" in clock.planned else _run_properties(opts, layout, "off", 0.0, stream)
+    clock.end()
     if opts.minimize:
-        for target, row in zip(targets, rows, strict=True):
+        end = clock.begin("minimization")
+        for n, (target, row) in enumerate(zip(targets, rows, strict=True)):
+            left = (end - time.monotonic()) / (len(targets) - n)
+            if row["status"] == "skipped":
+                continue
+            if left < 1.0:
+                row["minimize"]["detail"] = "out of time"
+                continue
             stream.write(f"[minimize] {target.name} ...\n")
             stream.flush()
-            res = minimize_corpus(target, target.work_corpus, [target.seed_corpus])
+            res = minimize_corpus(target, target.work_corpus, [target.seed_corpus],
+                                  time_limit_s=left)
             row["minimize"] = res.as_dict()
             if res.status == "swapped":
                 row["corpus_after"] = {"files": res.files_after, "bytes": res.bytes_after}
             stream.write(f"[minimize] {res.line(target.name)}\n")
+        clock.end()
+    clock.begin("report")
     new_crashes = sum(1 for r in rows for c in r["crashes"] if c["new"])
     failed = new_crashes > 0 or props["failed"] > 0 or props["errors"] > 0
     failed = failed or any(r["status"] == "error" for r in rows)
@@ -350,18 +626,24 @@ def run_nightly(layout: Layout, opts: NightlyOptions, stream: IO[str] = sys.stde
         "format": "pcfuzz-summary/1",
         "started": started_wall,
         "finished": _now(),
-        "duration_s": round(time.monotonic() - started, 1),
+        "duration_s": 0.0,
         "budget_s": opts.budget_s,
         "jobs": opts.jobs,
         "tools": tool_versions(),
         "exit_status": 1 if failed else 0,
         "new_crashes": new_crashes,
+        "phases": [],
         "targets": rows,
         "properties": props,
     }
+    md = write_markdown(report, summary)  # first pass: a report exists even if cut short
+    write_junit(report, summary, cases)
+    clock.end()
+    summary["phases"] = clock.rows()
+    summary["duration_s"] = round(time.monotonic() - clock.started, 1)
+    summary["finished"] = _now()
     write_summary(report, summary)
     md = write_markdown(report, summary)
-    write_junit(report, summary, cases)
     sys.stdout.write(md.read_text(encoding="utf-8"))
     sys.stdout.flush()
     stream.write(

@@ -1,41 +1,87 @@
-"""pytest plugin the nightly job loads (``-p fuzz._pytest_budget``) to spend the
-property suite's share of the budget where it finds something.
+"""pytest plugin the nightly job loads (``-p pcfuzz.fuzz._pytest_budget``): every
+property test runs every night, each with an example count sized from its measured
+cost so that the whole suite fits the property share of the budget.
 
 - ``PCFUZZ_PROPERTIES_ONLY=1``: only hypothesis tests run (``@given`` tests and
   rule-based state machines); example tests are deterministic, CI runs them on every
   push, and a night adds nothing to them. The rest are deselected.
-- ``PCFUZZ_PROPERTY_SHUFFLE_SEED``: the tests run in an order shuffled by this seed
-  (the nightly job uses the date), so when the budget runs out, a different part of
-  the suite is left out each night instead of always the same tail.
-- ``PCFUZZ_PROPERTY_BUDGET_S`` (seconds, counted from the end of collection): tests
-  that would start after it are skipped with the reason "nightly property budget
-  exhausted" (they show in the JUnit report as skipped, not silently missing).
-- ``PCFUZZ_PROPERTY_MAX_EXAMPLES`` (int): caps ``max_examples`` of the loaded
-  hypothesis profile (the ``quick`` mode of a short run). The profile itself stays
-  the one ``HYPOTHESIS_PROFILE`` names (``nightly``): random, with its database.
+- ``PCFUZZ_PROPERTY_DEADLINE`` (seconds since the epoch) or ``PCFUZZ_PROPERTY_BUDGET_S``
+  (seconds, counted from the end of collection): the time the tests share. Before each
+  test, its slice is the time left divided by the tests left; its ``max_examples`` is
+  that slice over its cost per example (measured on earlier nights, read from
+  ``PCFUZZ_PROPERTY_COSTS``), at least 1, at most the loaded profile's count (the
+  ``nightly`` profile's 5,000 is the ceiling). A test that would start after the
+  deadline is skipped with the reason "nightly property budget exhausted", and the
+  report names it.
+- ``PCFUZZ_PROPERTY_MAX_EXAMPLES`` (int): a lower ceiling (``--properties quick``).
+- ``PCFUZZ_PROPERTY_COSTS`` (JSON file): seconds per example and per-test overhead by
+  node id, read before the run and updated after it.
+- ``PCFUZZ_PROPERTY_REPORT`` (JSON file): written at the end, one entry per test:
+  planned and run examples, seconds, result, ``hypothesis.event`` percentages, why
+  hypothesis stopped.
 """
 
 from __future__ import annotations
 
+import json
 import os
-import random
 import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
 
 import pytest
 
+#: Assumed cost of a test never measured before: seconds per example, fixed overhead.
+DEFAULT_COST_S = 0.05
+DEFAULT_OVERHEAD_S = 0.3
+#: Seconds kept back at the end for pytest's own teardown and JUnit file.
+RESERVE_S = 0.5
 
-def pytest_configure(config: pytest.Config) -> None:
-    cap = os.environ.get("PCFUZZ_PROPERTY_MAX_EXAMPLES")
-    if not cap:
-        return
+_state: dict[str, Any] = {
+    "deadline": None,
+    "left": 0,
+    "costs": {},
+    "tests": {},
+    "stats": {},
+}
+
+
+def _worker_suffix() -> str:
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    return f".{worker}" if worker else ""
+
+
+def _ceiling() -> int:
     from hypothesis import settings
 
-    current = settings.get_current_profile_name()
-    name = f"{current}-capped"
-    settings.register_profile(
-        name, parent=settings.get_profile(current), max_examples=max(1, int(cap))
-    )
-    settings.load_profile(name)
+    top = int(settings.default.max_examples)
+    cap = os.environ.get("PCFUZZ_PROPERTY_MAX_EXAMPLES")
+    if cap:
+        top = min(top, max(1, int(cap)))
+    return top
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    costs = os.environ.get("PCFUZZ_PROPERTY_COSTS")
+    if costs and Path(costs).is_file():
+        try:
+            loaded = json.loads(Path(costs).read_text(encoding="utf-8"))
+        except ValueError:
+            loaded = {}
+        if isinstance(loaded, dict):
+            _state["costs"] = loaded
+    import hypothesis.statistics as hstats
+
+    original = hstats.describe_statistics
+
+    def describe(stats: Any) -> str:
+        # hypothesis's own plugin calls this once per test with the raw figures.
+        if isinstance(stats, dict) and "nodeid" in stats:
+            _state["stats"][stats["nodeid"]] = stats
+        return original(stats)
+
+    hstats.describe_statistics = describe  # type: ignore[assignment]
 
 
 def _is_property(item: pytest.Item) -> bool:
@@ -51,20 +97,130 @@ def pytest_collection_modifyitems(
         if dropped:
             config.hook.pytest_deselected(items=dropped)
         items[:] = keep
-    seed = os.environ.get("PCFUZZ_PROPERTY_SHUFFLE_SEED")
-    if seed:
-        random.Random(seed).shuffle(items)
-
-
-_deadline: list[float] = []
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
+    deadline = os.environ.get("PCFUZZ_PROPERTY_DEADLINE")
     budget = os.environ.get("PCFUZZ_PROPERTY_BUDGET_S")
-    if budget:
-        _deadline[:] = [time.monotonic() + float(budget)]
+    if deadline:
+        _state["deadline"] = float(deadline) - RESERVE_S
+    elif budget:
+        _state["deadline"] = time.time() + float(budget) - RESERVE_S
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)
+    _state["left"] = max(1, -(-len(session.items) // max(1, workers)))
+
+
+def _apply_max_examples(item: pytest.Item, n: int) -> int:
+    """Set ``max_examples`` of this test to ``min(n, its own count)``; returns it."""
+    from hypothesis import settings
+
+    obj = getattr(item, "obj", None)
+    cls = getattr(item, "cls", None)
+    if getattr(obj, "_hypothesis_state_machine_class", None) is not None and cls is not None:
+        current = cls.settings
+        n = min(n, int(current.max_examples))
+        cls.settings = settings(parent=current, max_examples=max(1, n))
+        return max(1, n)
+    fn = getattr(obj, "__func__", obj)
+    current = getattr(fn, "_hypothesis_internal_use_settings", None)
+    if current is None:
+        return n
+    n = min(n, int(current.max_examples))
+    fn._hypothesis_internal_use_settings = settings(parent=current, max_examples=max(1, n))
+    return max(1, n)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    if _deadline and time.monotonic() > _deadline[0]:
+    record: dict[str, Any] = {"planned": None, "result": "skipped", "seconds": 0.0}
+    _state["tests"][item.nodeid] = record
+    deadline = _state["deadline"]
+    left = max(1, _state["left"])
+    _state["left"] = left - 1
+    if deadline is None:
+        cap = os.environ.get("PCFUZZ_PROPERTY_MAX_EXAMPLES")
+        if cap and _is_property(item):
+            record["planned"] = _apply_max_examples(item, max(1, int(cap)))
+        return
+    now = time.time()
+    if now > deadline:
+        record["reason"] = "nightly property budget exhausted"
         pytest.skip("nightly property budget exhausted")
+    if not _is_property(item):
+        return
+    cost = _state["costs"].get(item.nodeid, {})
+    per_example = float(cost.get("per_example_s", DEFAULT_COST_S)) or DEFAULT_COST_S
+    overhead = float(cost.get("overhead_s", DEFAULT_OVERHEAD_S))
+    slice_s = (deadline - now) / left
+    wanted = int((slice_s - overhead) / per_example)
+    record["planned"] = _apply_max_examples(item, max(1, min(wanted, _ceiling())))
+    record["slice_s"] = round(slice_s, 2)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Any:
+    started = time.monotonic()
+    yield
+    record = _state["tests"].get(item.nodeid)
+    if record is not None:
+        record["seconds"] = round(time.monotonic() - started, 3)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    record = _state["tests"].get(report.nodeid)
+    if record is None:
+        return
+    if report.when == "call" or (report.when == "setup" and not report.passed):
+        if report.skipped and "reason" not in record:
+            longrepr = report.longrepr
+            if isinstance(longrepr, tuple) and len(longrepr) == 3:
+                record["reason"] = str(longrepr[2]).removeprefix("Skipped: ")
+        record["result"] = report.outcome if report.when == "call" or report.skipped else "error"
+
+
+def _summarize(stats: dict[str, Any]) -> dict[str, Any]:
+    cases = 0
+    valid = 0
+    events: Counter[str] = Counter()
+    generated = 0
+    for phase in ("explicit", "reuse", "generate", "target", "shrink"):
+        data = stats.get(f"{phase}-phase") or {}
+        for case in data.get("test-cases", []):
+            cases += 1
+            valid += case.get("status") == "valid"
+            if phase == "generate":
+                generated += 1
+                events.update(set(case.get("events", [])))
+    return {
+        "examples": cases,
+        "valid": valid,
+        "events": {
+            k: round(100 * v / generated, 1)
+            for k, v in sorted(events.items(), key=lambda kv: (-kv[1], kv[0]))[:12]
+        } if generated else {},
+        "stopped_because": stats.get("stopped-because", ""),
+    }
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    tests: dict[str, Any] = _state["tests"]
+    costs: dict[str, Any] = dict(_state["costs"])
+    for nodeid, record in tests.items():
+        stats = _state["stats"].get(nodeid)
+        if stats:
+            record.update(_summarize(stats))
+        examples = int(record.get("examples") or 0)
+        if record["result"] == "passed" and examples > 0 and record["seconds"] > 0:
+            old = costs.get(nodeid, {})
+            overhead = float(old.get("overhead_s", DEFAULT_OVERHEAD_S))
+            per = max(1e-4, (record["seconds"] - min(overhead, record["seconds"] / 2)) / examples)
+            costs[nodeid] = {"per_example_s": round(per, 5), "overhead_s": overhead,
+                             "examples": examples, "seconds": record["seconds"]}
+    suffix = _worker_suffix()
+    report = os.environ.get("PCFUZZ_PROPERTY_REPORT")
+    if report:
+        Path(report + suffix).write_text(json.dumps(tests, indent=1) + "\n", encoding="utf-8")
+    cost_path = os.environ.get("PCFUZZ_PROPERTY_COSTS")
+    if cost_path and tests:
+        Path(cost_path + suffix).parent.mkdir(parents=True, exist_ok=True)
+        Path(cost_path + suffix).write_text(json.dumps(costs, indent=1, sort_keys=True) + "\n",
+                                            encoding="utf-8")

@@ -9,6 +9,7 @@ the campaign's wall-clock time, from libFuzzer's status lines.
 from __future__ import annotations
 
 import json
+import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from pathlib import Path
@@ -54,6 +55,12 @@ def write_markdown(report_dir: Path, summary: dict[str, Any]) -> Path:
         "corpus after | new crashes |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
+    if summary.get("phases"):
+        lines[4:4] = [
+            "- phases (planned / used s): "
+            + ", ".join(f"{p['name']} {p['planned_s']:.0f} / {p['used_s']:.0f}"
+                        for p in summary["phases"]),
+        ]
     for t in summary["targets"]:
         new = sum(1 for c in t["crashes"] if c["new"])
         lines.append(
@@ -78,11 +85,15 @@ def write_markdown(report_dir: Path, summary: dict[str, Any]) -> Path:
                 f"| {t['name']} | `{c['fingerprint']}` | {'yes' if c['new'] else 'known'} | "
                 f"{c['exception']}: {msg} | {frames} | {c['artifacts']} | `{c['input']}` |"
             )
-        lines += [
-            "",
-            "Reproduce: `python fuzz/fuzz_<name>.py <input>`; keep it: "
-            "`pcfuzz promote <input> --target <name>`.",
-        ]
+        lines += ["", "Reproduce, read and keep each finding:", ""]
+        for t, c in crashes:
+            inp = c.get("input_path") or c["input"]
+            lines += [
+                f"- `{c['fingerprint']}` ({t['name']}):",
+                f"  - reproduce: `{sys.executable} {c.get('target_path', t['fuzzer'] + '.py')} {inp}`",
+                f"  - read: `pcfuzz show {inp} --target {t['name']}`",
+                f"  - keep: `pcfuzz promote {inp} --target {t['name']}`",
+            ]
     lines += [
         "",
         "## Corpus minimization",
@@ -112,6 +123,22 @@ def write_markdown(report_dir: Path, summary: dict[str, Any]) -> Path:
         lines.append(f"  - FAILED `{f['name']}`: {first[:200]}")
         if rest:
             lines += ["", "    ```", *("    " + r for r in rest.splitlines()), "    ```", ""]
+    if p.get("skipped_tests"):
+        lines.append("- skipped (named):")
+        lines += [f"  - `{s['name']}`: {s['reason']}" for s in p["skipped_tests"]]
+    if p.get("table"):
+        lines += [
+            "",
+            "| property test | result | examples (planned) | time s | events (% of generated) |",
+            "|---|---|---:|---:|---|",
+        ]
+        for row in p["table"]:
+            events = "; ".join(f"{escape(k)[:60]} {v:g}%" for k, v in row["events"].items())
+            planned = "-" if row["planned"] is None else str(row["planned"])
+            lines.append(
+                f"| `{row['name']}` | {row['result']} | {row['examples']} ({planned}) | "
+                f"{row['seconds']:.1f} | {events.replace('|', '/') or '-'} |"
+            )
     lines += ["", "Plots: " + ", ".join(f"[{t['name']}]({t['plot']})" for t in summary["targets"])]
     path = report_dir / "summary.md"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -147,6 +174,8 @@ def write_junit(
                 + f"\n  input: {c['input']}"
                 for c in new
             )
+        elif t["status"] == "skipped":
+            ET.SubElement(case, "skipped", message=t["error"] or "not run")
         elif t["error"]:
             errors += 1
             ET.SubElement(case, "error", message=t["error"])
@@ -188,8 +217,14 @@ def _ticks(top: float, count: int = 4) -> list[float]:
     return out
 
 
-def render_svg(title: str, samples: Sequence[Sample], budget_s: float) -> str:
-    """Coverage features (left axis) and corpus files (right axis) over time, as SVG."""
+def render_svg(
+    title: str,
+    samples: Sequence[Sample],
+    budget_s: float,
+    crashes: Sequence[float] = (),
+) -> str:
+    """Coverage features (left axis) and corpus files (right axis) over time, as SVG;
+    ``crashes`` (seconds) are marked as red vertical lines."""
     width, height = 640, 320
     left, right, top, bottom = 60, 60, 40, 40
     pw, ph = width - left - right, height - top - bottom
@@ -259,5 +294,12 @@ def render_svg(title: str, samples: Sequence[Sample], budget_s: float) -> str:
             f'<text x="{left + pw / 2}" y="{top + ph / 2}" text-anchor="middle" fill="#999">'
             "no status lines</text>"
         )
+    for when in crashes:
+        xx = x(min(max(0.0, when), t_top))
+        out.append(
+            f'<line class="crash" x1="{xx:.1f}" y1="{top}" x2="{xx:.1f}" y2="{top + ph}" '
+            f'stroke="#d00" stroke-width="1.5"><title>crash at {when:.0f}s</title></line>'
+        )
+        out.append(f'<text x="{xx + 3:.1f}" y="{top + 12}" fill="#d00">crash</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"

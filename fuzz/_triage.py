@@ -179,6 +179,9 @@ def replay(
     without reporting (signal, abort) is a ``crash`` named ``ProcessDied``; replay then
     resumes with the next input in a fresh process.
     """
+    original = list(inputs)
+    # The child runs in the fuzz dir: relative paths would name other files there.
+    inputs = [Path(p).resolve() for p in original]
     per_input = float(timeout_s if timeout_s is not None else target.per_input_timeout())
     extra = {"PCFUZZ_REPLAY_AS_MB": str(memory_mb)} if memory_mb else None
     env = subprocess_env(target.layout, extra)
@@ -233,7 +236,7 @@ def replay(
                 + proc.stderr.strip()[-2000:]
             )
         pending = [p for p in pending if p not in results]
-    return [Outcome(path=p, crash=results[p]) for p in inputs]
+    return [Outcome(path=o, crash=results[p]) for o, p in zip(original, inputs, strict=True)]
 
 
 @dataclass

@@ -9,6 +9,7 @@ triage and the regression store.
     pcfuzz triage DIR [--target T]
     pcfuzz promote ARTIFACT --target T [--expect-crash]
     pcfuzz replay [TARGET ...] [--update]
+    pcfuzz show INPUT [--target T] [--json]
     pcfuzz bench [--quick] [--json FILE] [--markdown]
     pcfuzz check --contract CONTRACT FILE [--json]
 
@@ -174,13 +175,14 @@ def cmd_triage(layout: Layout, args: argparse.Namespace) -> int:
     from pcfuzz.fuzz._regressions import input_files, known_fingerprints
     from pcfuzz.fuzz._triage import triage
 
-    directory = Path(args.dir)
+    directory = Path(args.dir).resolve()  # replay runs in the fuzz dir: no relative paths
     if not directory.is_dir():
-        print(f"pcfuzz triage: no such directory: {directory}", file=sys.stderr)
+        print(f"pcfuzz triage: no such directory: {args.dir}", file=sys.stderr)
         return 2
     target = resolve(layout, args.target) if args.target else _infer_target(layout, directory)
     if target is None:
-        print("pcfuzz triage: cannot tell the target from the path; pass --target", file=sys.stderr)
+        print(f"pcfuzz triage: cannot tell the target from the path {args.dir} (no "
+              "fuzz_<name> folder in it); pass --target", file=sys.stderr)
         return 2
     artifacts = [p for p in input_files(directory) if p.name != "triage.json"]
     if not artifacts:
@@ -241,7 +243,7 @@ def cmd_promote(layout: Layout, args: argparse.Namespace) -> int:
     target = resolve(layout, args.target)
     artifact = Path(args.artifact).resolve()
     if not artifact.is_file():
-        print(f"pcfuzz promote: no such file: {artifact}", file=sys.stderr)
+        print(f"pcfuzz promote: no such input file: {args.artifact}", file=sys.stderr)
         return 2
     (outcome,) = replay(target, [artifact])
     if outcome.crash is None:
@@ -330,6 +332,24 @@ def _version() -> str:
         return "0+unknown (not installed)"
 
 
+def cmd_show(layout: Layout, args: argparse.Namespace) -> int:
+    from pcfuzz.fuzz._show import render, render_json, show_input
+
+    path = Path(args.input).resolve()
+    if not path.is_file():
+        print(f"pcfuzz show: no such input file: {path}", file=sys.stderr)
+        return 2
+    target = resolve(layout, args.target) if args.target else _infer_target(layout, path)
+    if target is None:
+        print(f"pcfuzz show: cannot tell the target of {path} from its path; pass --target",
+              file=sys.stderr)
+        return 2
+    calls, outcome = show_input(target.path, path.read_bytes())
+    print(f"# {target.name}: {path} ({path.stat().st_size} bytes)")
+    sys.stdout.write(render_json(calls, outcome) if args.json else render(calls, outcome))
+    return 1 if outcome != "pass" else 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pcfuzz", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -360,11 +380,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--report", default="reports/latest", help="report directory")
     p.add_argument("--properties", choices=["auto", "quick", "full", "off"], default="auto",
-                   help="property suite: auto = quick below 600 s budget, else full")
+                   help="property suite: every property test, examples sized from its "
+                   "measured cost up to the nightly profile's count (auto = full); quick "
+                   "caps them at 20; off skips the suite")
     p.add_argument("--property-budget", type=float,
-                   help="seconds for the property suite (default: a quarter of the budget)")
-    p.add_argument("--property-tests", nargs="*",
-                   help="pytest paths (default: a checkout's tests/; installed: none, off)")
+                   help="seconds for the property suite (default: 30%% of the budget)")
+    p.add_argument("--property-tests", nargs="*", help="pytest paths (default: a checkout's tests/; installed: none, off)")
     p.add_argument("--hypothesis-db", help="example database directory (CI caches it)")
     p.add_argument("--no-minimize", action="store_true")
     p.add_argument("--target", action="append", help="only these targets (repeatable)")
@@ -388,6 +409,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="known open bug: pytest replays it as strict xfail")
     p.add_argument("--no-minimize", action="store_true")
     p.add_argument("--minimize-time", type=float, default=20)
+
+    p = sub.add_parser(
+        "show", help="decode one input into what the target ran (events, SSE, URL, JSON)"
+    )
+    p.add_argument("input", help="a corpus, crash or regression input file")
+    p.add_argument("--target", help="target name (default: from a fuzz_<name> folder in the path)")
+    p.add_argument("--json", action="store_true",
+                   help="one JSON object per recorded call instead of the readable view")
 
     p = sub.add_parser("replay", help="run corpora and regressions without fuzzing")
     p.add_argument("target", nargs="*")
@@ -416,6 +445,7 @@ COMMANDS = {
     "triage": cmd_triage,
     "promote": cmd_promote,
     "replay": cmd_replay,
+    "show": cmd_show,
     "bench": cmd_bench,
     "check": cmd_check,
 }

@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -24,10 +25,8 @@ from pcfuzz.fuzz._targets import Layout, TargetNotFound, resolve
 from pcfuzz.fuzz._triage import Crash, fingerprint_of
 from pcfuzz.fuzz.cli import main
 
-if os.environ.get("PCFUZZ_NIGHTLY"):
-    # The nightly job runs the test suite as its property part; these tests would
-    # only run nested campaigns there.
-    pytest.skip("pcfuzz's own tests do not run inside pcfuzz nightly", allow_module_level=True)
+# No module-level skip for the nightly job: it deselects example tests itself, and a
+# skipped module would show in its junit.xml as a "collection skipped" case.
 pytest.importorskip("atheris")
 
 REPO = Path(__file__).resolve().parent.parent
@@ -380,6 +379,43 @@ def test_plain_example_runs_on_every_push_not_at_night():
     assert True
 '''
 
+SLOW_PROPERTIES = '''
+import time
+
+from hypothesis import event
+
+
+@given(st.integers())
+def test_cheap(x):
+    event("parity " + str(x % 2))
+    assert x + 0 == x
+
+
+@given(st.integers(min_value=0, max_value=3))
+def test_slow(x):
+    time.sleep(0.2)
+    assert x <= 3
+
+
+@given(st.text())
+def test_medium_a(s):
+    time.sleep(0.01)
+    assert s == s[:]
+
+
+@given(st.binary())
+def test_medium_b(b):
+    time.sleep(0.01)
+    assert bytes(b) == b
+
+
+@given(st.lists(st.integers()))
+def test_sorted(xs):
+    assert sorted(sorted(xs)) == sorted(xs)
+'''
+#: Fixed slack over the budget a night may take (process exits, the last write).
+BUDGET_SLACK_S = 5
+
 
 def test_nightly_writes_summary_markdown_junit_and_plots_that_parse(
     toy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -392,8 +428,8 @@ def test_nightly_writes_summary_markdown_junit_and_plots_that_parse(
     props.mkdir()
     (props / "test_toy_property.py").write_text(PROPERTY, encoding="utf-8")
     report = tmp_path / "report"
-    status = _pcfuzz(toy, "nightly", "--budget", "14", "--report", str(report),
-                     "--property-budget", "4", "--property-tests", str(props),
+    status = _pcfuzz(toy, "nightly", "--budget", "20", "--report", str(report),
+                     "--property-budget", "9", "--property-tests", str(props),
                      "--hypothesis-db", str(tmp_path / "nightly-db"))
     assert status == 1  # the broken toy target: a new crash
     summary = json.loads((report / "summary.json").read_text())
@@ -420,6 +456,36 @@ def test_nightly_writes_summary_markdown_junit_and_plots_that_parse(
         assert svg.tag == "{http://www.w3.org/2000/svg}svg"
 
 
+def test_nightly_ends_within_its_budget_and_runs_every_property_test(
+    toy: Path, tmp_path: Path
+) -> None:
+    _write_target(toy, "sound", TOY.replace(BUG, FIX), {"a": b"{}"})
+    props = tmp_path / "props"
+    props.mkdir()
+    (props / "test_toy_property.py").write_text(PROPERTY + SLOW_PROPERTIES, encoding="utf-8")
+    report = tmp_path / "report"
+    started = time.monotonic()
+    _pcfuzz(toy, "nightly", "--budget", "30", "--report", str(report),
+            "--property-tests", str(props), "--hypothesis-db", str(tmp_path / "nightly-db"))
+    took = time.monotonic() - started
+    assert took <= 30 + BUDGET_SLACK_S, took
+    summary = json.loads((report / "summary.json").read_text())
+    phases = {p["name"]: p for p in summary["phases"]}
+    assert set(phases) == {"fuzzing", "properties", "minimization", "report"}
+    assert sum(p["planned_s"] for p in phases.values()) == pytest.approx(30, abs=0.5)
+    assert all(p["used_s"] <= p["planned_s"] + BUDGET_SLACK_S for p in phases.values()), phases
+    props_info = summary["properties"]
+    # five properties of very different cost: each ran, none skipped, sized by cost
+    assert props_info["skipped"] == 0 and props_info["skipped_tests"] == [], props_info
+    assert props_info["passed"] == 6, props_info
+    table = {row["name"].rsplit("::", 1)[-1]: row for row in props_info["table"]}
+    assert all(row["examples"] >= 1 for row in table.values()), table
+    assert table["test_cheap"]["examples"] > table["test_slow"]["examples"], table
+    assert "parity" in " ".join(table["test_cheap"]["events"]), table["test_cheap"]
+    md = (report / "summary.md").read_text()
+    assert "phases (planned / used s)" in md and "| `" in md
+
+
 def test_nightly_exits_zero_without_new_crashes(toy: Path, tmp_path: Path) -> None:
     _fix(toy)
     report = tmp_path / "report"
@@ -433,7 +499,7 @@ def test_nightly_reports_a_target_that_cannot_run_as_an_error(toy: Path, tmp_pat
     _fix(toy)
     _write_target(toy, "broken", TOY.replace("import atheris\n", "import atheris\nimport no_such_module\n"), {"a": b"{}"})
     report = tmp_path / "report"
-    assert _pcfuzz(toy, "nightly", "--budget", "6", "--report", str(report),
+    assert _pcfuzz(toy, "nightly", "--budget", "8", "--report", str(report),
                    "--properties", "off", "--no-minimize") == 1
     summary = json.loads((report / "summary.json").read_text())
     rows = {t["name"]: t for t in summary["targets"]}
