@@ -20,6 +20,7 @@ from types import MappingProxyType
 from typing import Final
 
 from .._kinds import check_kinds
+from .._request import check_foreign_rows
 
 __all__ = [
     "REVISION",
@@ -134,6 +135,10 @@ class RevisionTables:
     client_caller_types: frozenset[str]
     protected_request_fields: frozenset[str]
     history_roles: frozenset[str]
+    #: Where Messages puts the structured final format (a dotted path), and every
+    #: other API's structured-output field -> why ``request_controls`` may not carry it.
+    structured_output_field: str
+    foreign_structured_output_fields: Mapping[str, str]
 
 
 def _server_result() -> BlockSpec:
@@ -257,6 +262,19 @@ _R_2026_07_21: Final = RevisionTables(
     client_caller_types=frozenset({"direct"}),
     protected_request_fields=frozenset({"model", "messages", "system", "tools", "max_tokens"}),
     history_roles=frozenset({"user", "assistant", "system"}),
+    # The seed: "Do not copy Chat Completions response_format or one provider's field
+    # to all three." Messages' own output_config passes through request_controls.
+    structured_output_field="output_config.format",
+    foreign_structured_output_fields={
+        "response_format": (
+            "that is Chat Completions' (and Gemini Interactions') structured-output "
+            "field; Messages puts the structured final format in output_config.format"
+        ),
+        "text": (
+            "that is OpenAI Responses' structured-output field (text.format); Messages "
+            "puts the structured final format in output_config.format"
+        ),
+    },
 )
 
 
@@ -344,6 +362,13 @@ def check_tables(revision: str, tables: RevisionTables) -> None:
         raise _fail(revision, f"history roles {sorted(tables.history_roles)} are not implemented")
     if not tables.client_caller_types or not tables.protected_request_fields:
         raise _fail(revision, "client_caller_types and protected_request_fields may not be empty")
+    problem = check_foreign_rows(
+        tables.structured_output_field,
+        tables.foreign_structured_output_fields,
+        tables.protected_request_fields,
+    )
+    if problem is not None:
+        raise _fail(revision, problem)
 
 
 REVISIONS: Final[Mapping[str, RevisionTables]] = MappingProxyType({"2026-07-21": _R_2026_07_21})
