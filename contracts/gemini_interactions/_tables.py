@@ -108,6 +108,10 @@ class RevisionTables:
     #: ``response_format.type`` values of Chat Completions' shape -> why they are not
     #: Interactions' (same field name, different contract).
     foreign_response_format_types: Mapping[str, str]
+    #: Top-level fields of a GenerateContent response (REST camelCase and SDK
+    #: snake_case): an event without ``event_type`` (or an object without ``status``)
+    #: that has one is a GenerateContent chunk, named so in the rejection.
+    generate_content_fields: frozenset[str]
 
 
 _CONTENT_DELTAS: Final = frozenset({"text", "image", "audio", "document", "video"})
@@ -259,6 +263,14 @@ _V1_2026_07_21: Final = RevisionTables(
         "json_schema": "Chat Completions' response_format shape",
         "json_object": "Chat Completions' response_format shape",
     },
+    # GenerateContentResponse: candidates[].content.parts, promptFeedback (the safety
+    # envelope), usageMetadata, modelVersion, responseId.
+    generate_content_fields=frozenset(
+        {
+            "candidates", "promptFeedback", "usageMetadata", "modelVersion", "responseId",
+            "prompt_feedback", "usage_metadata", "model_version", "response_id",
+        }
+    ),
 )
 
 #: Every shipped revision; the keys are what ``revision=`` accepts.
@@ -344,6 +356,10 @@ def check_tables(tables: RevisionTables, name: str) -> None:
     known = tables.response_format_media | {"text"}
     if set(tables.foreign_response_format_types) & known:
         raise fail("a foreign response_format type is also an Interactions type")
+    if "candidates" not in tables.generate_content_fields or tables.generate_content_fields & (
+        set(tables.interaction_fields) | {"event_type", "steps", "status"}
+    ):
+        raise fail("generate_content_fields must name candidates and no Interactions field")
 
 
 
