@@ -128,6 +128,10 @@ class RevisionTables:
     stop_reasons: frozenset[str]
     executable_stop_reason: str
     truncation_stop_reasons: frozenset[str]
+    #: Roles of an open block that a truncating ``message_delta`` may close (the block
+    #: never got its ``content_block_stop``): its call is a recovery call, never
+    #: executable. Needs the ``block --message_delta--> message_delta`` transition.
+    truncation_closes_open_roles: frozenset[str]
     continuable_stop_reasons: frozenset[str]
     usage_counters: tuple[str, ...]
     required_start_usage: tuple[str, ...]
@@ -162,7 +166,13 @@ def _tool_use(role: str) -> BlockSpec:
 _CORE_TRANSITIONS: Final = {
     S_INITIAL: {"message_start": S_MESSAGE},
     S_MESSAGE: {"content_block_start": S_BLOCK, "message_delta": S_MESSAGE_DELTA},
-    S_BLOCK: {"content_block_delta": S_BLOCK, "content_block_stop": S_MESSAGE},
+    # message_delta in a block: only a truncation (max_tokens) may close the open block
+    # (truncation_closes_open_roles); the handler rejects every other case.
+    S_BLOCK: {
+        "content_block_delta": S_BLOCK,
+        "content_block_stop": S_MESSAGE,
+        "message_delta": S_MESSAGE_DELTA,
+    },
     S_MESSAGE_DELTA: {"message_delta": S_MESSAGE_DELTA, "message_stop": S_STOPPED},
     S_STOPPED: {},
 }
@@ -248,6 +258,9 @@ _R_2026_07_21: Final = RevisionTables(
     executable_stop_reason="tool_use",
     # "Stop reasons and fallback": treat model_context_window_exceeded as truncated.
     truncation_stop_reasons=frozenset({"max_tokens", "model_context_window_exceeded"}),
+    # A public recorded max_tokens stream ends with message_delta while the tool_use
+    # block is still open (no content_block_stop, input cut mid-string).
+    truncation_closes_open_roles=frozenset({ROLE_CLIENT_TOOL_USE}),
     continuable_stop_reasons=frozenset({"tool_use", "max_tokens"}),
     usage_counters=(
         "input_tokens",
@@ -349,6 +362,15 @@ def check_tables(revision: str, tables: RevisionTables) -> None:
             raise _fail(revision, f"delta {dtype!r} has unknown action {delta.action!r}")
     if set(tables.blocks) & set(tables.unsupported_blocks):
         raise _fail(revision, "a block type is both supported and unsupported")
+    if not tables.truncation_closes_open_roles <= TOOL_USE_ROLES:
+        raise _fail(revision, "only a tool-use block may be closed by a truncation")
+    closes = tables.transitions[S_BLOCK].get("message_delta") == S_MESSAGE_DELTA
+    if closes != bool(tables.truncation_closes_open_roles):
+        raise _fail(
+            revision,
+            "block --message_delta--> message_delta exists exactly when a truncation may "
+            "close an open block",
+        )
     known = tables.stop_reasons
     if tables.executable_stop_reason not in known or not (
         tables.truncation_stop_reasons <= known and tables.continuable_stop_reasons <= known
