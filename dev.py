@@ -64,28 +64,44 @@ def pytest_step(label: str, cmd: list[str], env: dict[str, str]) -> None:
         sys.exit(code)
 
 
+#: Interpreter flags of both pytest runs, as in the seed's two runs: ``-B`` writes no
+#: bytecode (a stale ``.pyc`` can never stand in for the source under test) and
+#: ``-W error`` makes every warning a failure. The second run adds ``-O``.
+PYTHON_FLAGS = ("-B", "-W", "error")
+
+
+def pytest_runs(python: str, profile: str, extra: list[str]) -> list[tuple[str, list[str], str]]:
+    """The two pytest runs of ``dev.py test`` as (label, command, hypothesis profile).
+
+    The normal run (``profile``, with statistics) and the same suite under ``-O`` with
+    the quick ``dev`` profile, which proves that no check in contracts/ relies on
+    ``assert``. Both use :data:`PYTHON_FLAGS`; ``extra`` goes to both.
+    """
+    flags = " ".join(PYTHON_FLAGS)
+    return [
+        (
+            f"python {flags} -m pytest (hypothesis profile {profile})",
+            [python, *PYTHON_FLAGS, "-m", "pytest", "-p", "no:cacheprovider",
+             "--hypothesis-show-statistics", *extra],
+            profile,
+        ),
+        (
+            f"python -O {flags} -m pytest (hypothesis profile dev)",
+            [python, "-O", *PYTHON_FLAGS, "-m", "pytest", "-p", "no:cacheprovider", "-q",
+             *extra],
+            "dev",
+        ),
+    ]
+
+
 def cmd_test(extra: list[str]) -> None:
     ensure_venv()
     env = dict(os.environ)
     # Our own `ci` profile in CI (hypothesis would otherwise pick its built-in one),
     # `dev` on a laptop; HYPOTHESIS_PROFILE set by the caller wins.
     profile = env.get("HYPOTHESIS_PROFILE") or ("ci" if env.get("CI") else "dev")
-    env["HYPOTHESIS_PROFILE"] = profile
-    pytest_step(
-        f"pytest (hypothesis profile {profile})",
-        [str(PY), "-m", "pytest", "-p", "no:cacheprovider", "--hypothesis-show-statistics",
-         *extra],
-        env,
-    )
-    # The same suite with asserts stripped and warnings as errors: proves that no
-    # check in contracts/ relies on `assert`. The quick profile keeps CI short.
-    env_o = dict(env, HYPOTHESIS_PROFILE="dev")
-    pytest_step(
-        "python -O -W error -m pytest (hypothesis profile dev)",
-        [str(PY), "-O", "-W", "error", "-m", "pytest", "-p", "no:cacheprovider", "-q",
-         *extra],
-        env_o,
-    )
+    for label, cmd, run_profile in pytest_runs(str(PY), profile, extra):
+        pytest_step(label, cmd, dict(env, HYPOTHESIS_PROFILE=run_profile))
     log("ruff check")
     must([str(BIN / "ruff"), "check", "."])
     log("mypy --strict contracts")

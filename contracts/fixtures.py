@@ -3,12 +3,14 @@
 A fixture (format ``pcfuzz-fixture/1``, documented in ``fixtures/README.md``) is a
 JSON object with exactly these keys: ``format``, ``contract``, ``provider``,
 ``api_family``, ``api_version``, ``contract_revision``, ``projection_layer``,
-``sdk_baseline`` (``package`` and ``version``), ``reviewed``, ``sources``,
+``stability`` (``api_family`` and ``model``), ``sdk_baseline`` (``package`` and
+``version``), ``reviewed``, ``sources``,
 ``checked`` and ``events`` (a ``wire-sse-bytes`` fixture has ``sse``, the raw SSE
 text of the turn, instead of ``events``). :func:`load_fixture` parses it with
 :func:`contracts.strict_json.loads`, checks every key and type, pins each
 contract's metadata from :data:`CONTRACT_PINS` (a Gemini fixture must say API
-version ``v1``, never ``v1beta``), validates every source URL with
+version ``v1``, never ``v1beta``; every fixture records the seed's four stability
+layers: API version, the API family's own status, the model's and the SDK), validates every source URL with
 :func:`contracts.provenance.validate_source_url` for the fixture's provider,
 requires a GitHub source to show the SDK baseline tag (``blob/v<version>/...`` or
 ``tree/v<version>/...``), and rejects an empty event list or an event that is not a
@@ -43,6 +45,9 @@ __all__ = [
     "WIRE_FIXTURE_KEYS",
     "WIRE_LAYER",
     "SDK_BASELINE_KEYS",
+    "STABILITY_KEYS",
+    "API_FAMILY_STABILITIES",
+    "MODEL_STABILITIES",
     "PROJECTION_LAYERS",
     "MAX_FIXTURE_BYTES",
     "MAX_SOURCES",
@@ -68,6 +73,7 @@ FIXTURE_KEYS: frozenset[str] = frozenset(
         "api_version",
         "contract_revision",
         "projection_layer",
+        "stability",
         "sdk_baseline",
         "reviewed",
         "sources",
@@ -76,6 +82,17 @@ FIXTURE_KEYS: frozenset[str] = frozenset(
     }
 )
 SDK_BASELINE_KEYS: frozenset[str] = frozenset({"package", "version"})
+#: ``stability`` has exactly these keys: the API family's own status (the endpoint's
+#: GA, legacy or preview status) and the model layer's.
+STABILITY_KEYS: frozenset[str] = frozenset({"api_family", "model"})
+#: Every API-family status the format knows: ``ga`` (generally available), ``legacy``
+#: (superseded but fully supported, e.g. Gemini GenerateContent; not deprecated) and
+#: ``preview`` (mutable; e.g. anything only in v1beta). A known status can still be
+#: unpinned for a contract.
+API_FAMILY_STABILITIES: frozenset[str] = frozenset({"ga", "legacy", "preview"})
+#: Every model-layer status the format knows: ``synthetic`` (the fixture's model values
+#: are synthetic opaque strings; no live-availability claim), ``stable``, ``preview``.
+MODEL_STABILITIES: frozenset[str] = frozenset({"synthetic", "stable", "preview"})
 
 #: The projection layer whose fixtures hold the raw SSE bytes of a turn.
 WIRE_LAYER = "wire-sse-bytes"
@@ -112,6 +129,10 @@ class ContractPin:
     projection_layers: frozenset[str]
     sdk_package: str
     sdk_version: str
+    #: The API family's own status (one of :data:`API_FAMILY_STABILITIES`).
+    api_family_stability: str
+    #: The model layer's status (one of :data:`MODEL_STABILITIES`).
+    model_stability: str
 
 
 #: ``CONTRACT_PINS[contract_revision][contract]``: a later revision sits beside this one.
@@ -126,6 +147,8 @@ CONTRACT_PINS: Mapping[str, Mapping[str, ContractPin]] = MappingProxyType(
                     projection_layers=frozenset({"typed-sse-projection", WIRE_LAYER}),
                     sdk_package="openai",
                     sdk_version="2.46.0",
+                    api_family_stability="ga",
+                    model_stability="synthetic",
                 ),
                 "anthropic-messages": ContractPin(
                     provider="anthropic",
@@ -135,6 +158,8 @@ CONTRACT_PINS: Mapping[str, Mapping[str, ContractPin]] = MappingProxyType(
                     projection_layers=frozenset({"wire-sse-envelope-projection", WIRE_LAYER}),
                     sdk_package="anthropic",
                     sdk_version="0.117.0",
+                    api_family_stability="ga",
+                    model_stability="synthetic",
                 ),
                 "gemini-interactions": ContractPin(
                     provider="google",
@@ -144,6 +169,10 @@ CONTRACT_PINS: Mapping[str, Mapping[str, ContractPin]] = MappingProxyType(
                     projection_layers=frozenset({"typed-sse-projection", WIRE_LAYER}),
                     sdk_package="google-genai",
                     sdk_version="2.12.1",
+                    # GA since June 2026 (the seed's corrected conclusion): never
+                    # "preview"; GenerateContent, a different family, is "legacy".
+                    api_family_stability="ga",
+                    model_stability="synthetic",
                 ),
                 "openai-chat": ContractPin(
                     provider="openai",
@@ -152,6 +181,9 @@ CONTRACT_PINS: Mapping[str, Mapping[str, ContractPin]] = MappingProxyType(
                     projection_layers=frozenset({"typed-sse-projection", WIRE_LAYER}),
                     sdk_package="openai",
                     sdk_version="2.46.0",
+                    # GA and supported beside Responses; the seed names no other status for it.
+                    api_family_stability="ga",
+                    model_stability="synthetic",
                 ),
             }
         )
@@ -173,7 +205,9 @@ class Fixture:
     ``sources`` is a tuple of accepted official URLs; ``events`` is the list of
     event objects (dicts) exactly as parsed, in file order (empty for a
     ``wire-sse-bytes`` fixture). ``sse`` is the raw SSE bytes of a ``wire-sse-bytes``
-    fixture (``None`` for every other layer).
+    fixture (``None`` for every other layer). The seed's four stability layers are
+    ``api_version``, ``api_family_stability``, ``model_stability`` and
+    ``sdk_package``/``sdk_version``.
     """
 
     contract: str
@@ -184,6 +218,8 @@ class Fixture:
     projection_layer: str
     sdk_package: str
     sdk_version: str
+    api_family_stability: str
+    model_stability: str
     reviewed: str
     sources: tuple[str, ...]
     checked: str
@@ -261,6 +297,30 @@ def _check_sdk_source_ref(url: str, pin: ContractPin, field: str, fail: _Fail) -
             "(a branch or commit can show other content, including a fork's)",
             field,
         )
+
+
+def _check_stability(
+    value: Any, pin: ContractPin, contract: str, fail: _Fail
+) -> tuple[str, str]:
+    if not isinstance(value, dict):
+        raise fail(f"stability must be an object, got {type(value).__name__}", "stability")
+    _check_keys(value, STABILITY_KEYS, "stability", fail)
+    found: list[str] = []
+    for key, known, expected in (
+        ("api_family", API_FAMILY_STABILITIES, pin.api_family_stability),
+        ("model", MODEL_STABILITIES, pin.model_stability),
+    ):
+        field = f"stability.{key}"
+        got = value[key]
+        if not isinstance(got, str):
+            raise fail(f"{field} must be a string, got {type(got).__name__}", field)
+        if got not in known:
+            raise fail(
+                f"unknown {field} {preview(got)} (known: {', '.join(sorted(known))})", field
+            )
+        _pinned(got, expected, field, contract, fail)
+        found.append(got)
+    return found[0], found[1]
 
 
 def _check_sources(
@@ -409,6 +469,8 @@ def load_fixture_bytes(
             raise fail(f"{field} must be a string, got {type(got).__name__}", field)
         _pinned(got, expected, field, contract, fail)
 
+    stability = _check_stability(document["stability"], pin, contract, fail)
+
     reviewed = _string(document, "reviewed", fail)
     _check_reviewed(reviewed, revision, fail)
     checked = _string(document, "checked", fail)
@@ -437,6 +499,8 @@ def load_fixture_bytes(
         projection_layer=layer,
         sdk_package=pin.sdk_package,
         sdk_version=pin.sdk_version,
+        api_family_stability=stability[0],
+        model_stability=stability[1],
         reviewed=reviewed,
         sources=sources,
         checked=checked,

@@ -46,10 +46,12 @@ def check_fixture(fixture: Fixture, allow_local: bool) -> None:
         fixture.provider, fixture.api_family, fixture.api_version,
         exp.projection_layer if wire else fixture.projection_layer,
         fixture.sdk_package, fixture.sdk_version, fixture.contract_revision,
+        fixture.api_family_stability, fixture.model_stability,
     )
     pinned = (
         exp.provider, exp.api_family, exp.api_version, exp.projection_layer,
         exp.sdk_package, exp.sdk_version, REVISION,
+        exp.api_family_stability, exp.model_stability,
     )
     if declared != pinned:
         raise RuntimeError(f"accepted metadata {declared} differs from the pin {pinned}")

@@ -29,6 +29,7 @@ from pcfuzz.strategies.source_urls import (
 
 __all__ = [
     "BASELINE_KEYS",
+    "STABILITY_KEYS",
     "CONTRACTS",
     "DOCUMENT_KEYS",
     "EXPECTED",
@@ -57,6 +58,9 @@ class ExpectedContract:
     sdk_package: str
     sdk_version: str
     example_source: str
+    #: The seed's stability layers: the API family's own status and the model layer's.
+    api_family_stability: str = "ga"
+    model_stability: str = "synthetic"
 
 
 REVISION = "2026-07-21"
@@ -99,6 +103,7 @@ def valid_fixture_document(
         "api_version": exp.api_version,
         "contract_revision": REVISION,
         "projection_layer": exp.projection_layer,
+        "stability": {"api_family": exp.api_family_stability, "model": exp.model_stability},
         "sdk_baseline": {"package": exp.sdk_package, "version": exp.sdk_version},
         "reviewed": REVISION,
         "sources": [exp.example_source] if sources is None else sources,
@@ -186,15 +191,18 @@ def fixture_documents(draw: st.DrawFn, *, light: bool = False) -> dict[str, Any]
 #: The documented top-level keys and ``sdk_baseline`` keys (independent of the loader).
 DOCUMENT_KEYS: frozenset[str] = frozenset({
     "format", "contract", "provider", "api_family", "api_version", "contract_revision",
-    "projection_layer", "sdk_baseline", "reviewed", "sources", "checked", "events",
+    "projection_layer", "stability", "sdk_baseline", "reviewed", "sources", "checked",
+    "events",
 })
 BASELINE_KEYS: frozenset[str] = frozenset({"package", "version"})
+STABILITY_KEYS: frozenset[str] = frozenset({"api_family", "model"})
 
 
 def fixture_json_schema(contract: str, *, allow_extra_fields: bool) -> dict[str, Any]:
     """A Draft-7 JSON Schema of valid ``contract`` fixtures, written from the format doc.
 
-    With ``allow_extra_fields=True`` the top level and ``sdk_baseline`` admit unknown
+    With ``allow_extra_fields=True`` the top level, ``stability`` and ``sdk_baseline``
+    admit unknown
     properties (schema drift); the loader must reject every such instance.
     """
     exp = EXPECTED[contract]
@@ -219,6 +227,15 @@ def fixture_json_schema(contract: str, *, allow_extra_fields: bool) -> dict[str,
             "api_version": {"const": exp.api_version},
             "contract_revision": {"const": REVISION},
             "projection_layer": {"const": exp.projection_layer},
+            "stability": {
+                "type": "object",
+                "required": sorted(STABILITY_KEYS),
+                "additionalProperties": allow_extra_fields,
+                "properties": {
+                    "api_family": {"const": exp.api_family_stability},
+                    "model": {"const": exp.model_stability},
+                },
+            },
             "sdk_baseline": {
                 "type": "object",
                 "required": sorted(BASELINE_KEYS),
@@ -264,6 +281,18 @@ def _sdk(field: str, values: st.SearchStrategy[Any]) -> Callable[[dict[str, Any]
         mutated = copy.deepcopy(doc)
         mutated["sdk_baseline"][field] = draw(
             values.filter(lambda v: v != doc["sdk_baseline"][field])
+        )
+        return render_fixture(mutated)
+
+    return apply
+
+
+def _stability(field: str, values: st.SearchStrategy[Any]) -> Callable[
+        [dict[str, Any], st.DrawFn], bytes]:
+    def apply(doc: dict[str, Any], draw: st.DrawFn) -> bytes:
+        mutated = copy.deepcopy(doc)
+        mutated["stability"][field] = draw(
+            values.filter(lambda v: v != doc["stability"][field])
         )
         return render_fixture(mutated)
 
@@ -445,6 +474,12 @@ MUTATIONS: tuple[FixtureMutation, ...] = (
         ["openai", "anthropic", "google-genai", "google-generativeai", ""])), None),
     FixtureMutation("wrong_sdk_version", _sdk("version", st.sampled_from(
         ["2.46.1", "2.45.0", "0.116.0", "0.117.0", "2.12.1", "2.12.0", ""])), None),
+    # The seed's corrected conclusion: Interactions is GA, never preview/beta; a family
+    # status the format does not know (deprecated, beta) is no status at all.
+    FixtureMutation("wrong_api_family_stability", _stability("api_family", st.sampled_from(
+        ["preview", "legacy", "beta", "deprecated", "GA", "Ga", "", None, 1, ["ga"]])), None),
+    FixtureMutation("wrong_model_stability", _stability("model", st.sampled_from(
+        ["stable", "preview", "live", "Synthetic", "", None, True])), None),
     FixtureMutation("duplicate_key", _duplicate_key, "StrictJSONError"),
     FixtureMutation("non_finite_value", _non_finite, "StrictJSONError"),
     FixtureMutation("bom", _bom, "StrictJSONError"),

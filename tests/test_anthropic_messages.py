@@ -829,6 +829,14 @@ def test_every_state_event_pair_outside_the_table_is_rejected(revision: str) -> 
             for e in copy.deepcopy(prefix):
                 stream.feed(e)
             assert stream.state == state
+            if (state, name) == ("block", "message_delta"):
+                # A guarded row: only a truncating message_delta may close an open client
+                # tool_use block (tests/test_anthropic_messages_open_cut.py); this sample
+                # (an open text block, stop_reason tool_use) is neither.
+                assert tables.truncation_closes_open_roles
+                with pytest.raises(ProtocolViolation, match="still open"):
+                    stream.feed(copy.deepcopy(sample))
+                continue
             if name in row:
                 # Inside the table: the event is accepted and moves to the row's state.
                 stream.feed(copy.deepcopy(sample))

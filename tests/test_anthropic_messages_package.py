@@ -587,6 +587,7 @@ ENTRY_POINTS: dict[str, Callable[[Any], Any]] = {
     "build(request_controls=)": _build_with(request_controls=None),
     "build(capability=)": _build_with(mid_conversation_system_capability=None),
     "build(user_text=)": _build_with(user_text=None),
+    "build(sent_schemas=)": _build_with(sent_schemas=None),
     "turn.message replaced": _mutated_turn("message"),
     "turn.blocks replaced": _mutated_turn("blocks"),
     "turn.calls replaced": _mutated_turn("calls"),

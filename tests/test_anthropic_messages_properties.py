@@ -585,6 +585,27 @@ class AnthropicStreamMachine(RuleBasedStateMachine):
         self.open = None
         self.phase = "message"
 
+    @precondition(lambda self: self.phase == "block" and self.open is not None)
+    @rule(reason=st.sampled_from(["max_tokens", "max_tokens", "tool_use", "end_turn"]),
+          more=st.integers(0, 5))
+    def message_delta_while_a_block_is_open(self, reason: str, more: int) -> None:
+        # Seed line 190: a max_tokens cut may leave the last client tool_use block open
+        # (no content_block_stop); that call is a recovery call. Nothing else may.
+        assert self.open is not None
+        self.tokens += more
+        delta = _ev("message_delta", delta={"stop_reason": reason, "stop_sequence": None},
+                    usage={"output_tokens": self.tokens})
+        if reason != "max_tokens" or self.open["kind"] != "tool_use":
+            event(f"machine: message_delta({reason}) in an open {self.open['kind']} rejected")
+            self._expect_violation(delta)
+            return
+        event("machine: max_tokens cut an open client tool_use block")
+        self._feed(delta)
+        self.open["cut"] = bool(self.open["text"])
+        self.open = None
+        self.stop_reason = reason
+        self.phase = "delta"
+
     @precondition(lambda self: self.phase == "block")
     @rule(chance=st.integers(0, 3))
     def overlapping_block_is_rejected(self, chance: int) -> None:

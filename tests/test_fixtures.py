@@ -37,6 +37,7 @@ from pcfuzz.strategies.fixture_docs import (
     DOCUMENT_KEYS,
     EXPECTED,
     MUTATION_NAMES,
+    STABILITY_KEYS,
     fixture_documents,
     fixture_json_schema,
     mutated_fixtures,
@@ -79,6 +80,8 @@ def test_valid_fixture_loads_with_its_pinned_metadata(tmp_path: Path, contract: 
     assert fixture.contract_revision == "2026-07-21"
     assert fixture.projection_layer == exp.projection_layer
     assert (fixture.sdk_package, fixture.sdk_version) == (exp.sdk_package, exp.sdk_version)
+    assert (fixture.api_family_stability, fixture.model_stability) == (
+        exp.api_family_stability, exp.model_stability)
     assert fixture.reviewed == "2026-07-21"
     assert fixture.sources == tuple(document["sources"])
     assert fixture.checked == document["checked"]
@@ -257,6 +260,68 @@ def test_wrong_provider_family_or_contract_is_rejected(contract: str, key: str, 
 )
 def test_wrong_sdk_baseline_is_rejected(contract: str, baseline: Any, where: str) -> None:
     assert rejected(doc(contract, sdk_baseline=baseline)).where == where
+
+
+# --- the seed's four stability layers ------------------------------------------------
+
+
+@pytest.mark.parametrize("contract", CONTRACTS)
+def test_fixture_records_four_stability_layers(contract: str) -> None:
+    # API version, the API family's own status, the model's and the SDK: a loader that
+    # checked only version/revision/SDK would accept a fixture that says nothing of the
+    # family's status (the stale "Interactions is preview/beta" conclusion).
+    fixture = load_fixture_bytes(render_fixture(doc(contract)))
+    assert fixture.api_version == EXPECTED[contract].api_version
+    assert fixture.api_family_stability == "ga"
+    assert fixture.model_stability == "synthetic"
+    assert fixture.sdk_version == EXPECTED[contract].sdk_version
+    document = doc(contract)
+    del document["stability"]
+    error = rejected(document)
+    assert error.where == "document" and "stability" in str(error)
+
+
+@pytest.mark.parametrize(
+    ("stability", "where"),
+    [
+        # Interactions is GA since June 2026: "preview" (or "beta") is the stale label.
+        ({"api_family": "preview", "model": "synthetic"}, "stability.api_family"),
+        ({"api_family": "beta", "model": "synthetic"}, "stability.api_family"),
+        # GenerateContent is legacy and fully supported; Interactions is not legacy.
+        ({"api_family": "legacy", "model": "synthetic"}, "stability.api_family"),
+        ({"api_family": "deprecated", "model": "synthetic"}, "stability.api_family"),
+        ({"api_family": "GA", "model": "synthetic"}, "stability.api_family"),
+        ({"api_family": "ga", "model": "stable"}, "stability.model"),
+        ({"api_family": "ga", "model": "preview"}, "stability.model"),
+        ({"api_family": "ga", "model": None}, "stability.model"),
+        ({"api_family": "ga"}, "stability"),
+        ({"api_family": "ga", "model": "synthetic", "sdk": "2.12.1"}, "stability"),
+        ("ga", "stability"),
+        (["ga", "synthetic"], "stability"),
+    ],
+)
+def test_interactions_fixture_must_record_the_family_as_ga(stability: Any, where: str) -> None:
+    assert rejected(doc("gemini-interactions", stability=stability)).where == where
+
+
+@given(
+    contract=st.sampled_from(CONTRACTS),
+    family=st.one_of(st.sampled_from(["ga", "legacy", "preview", "beta", "deprecated", ""]),
+                     st.text(max_size=8)),
+    model=st.one_of(st.sampled_from(["synthetic", "stable", "preview", ""]),
+                    st.text(max_size=8)),
+)
+def test_stability_loads_exactly_when_it_matches_the_pin(
+    contract: str, family: str, model: str
+) -> None:
+    exp = EXPECTED[contract]
+    pinned = (family, model) == (exp.api_family_stability, exp.model_stability)
+    event("pinned stability" if pinned else "other stability")
+    raw = render_fixture(doc(contract, stability={"api_family": family, "model": model}))
+    if pinned:
+        assert load_fixture_bytes(raw).api_family_stability == family
+    else:
+        assert rejected(raw).where in {"stability.api_family", "stability.model"}
 
 
 @pytest.mark.parametrize(
@@ -570,7 +635,7 @@ def test_schema_instances_load_and_unknown_fields_fail_closed(
     assert Draft7Validator(schema).is_valid(document)
     unknown = (document.keys() - DOCUMENT_KEYS) | (
         document["sdk_baseline"].keys() - BASELINE_KEYS
-    )
+    ) | (document["stability"].keys() - STABILITY_KEYS)
     raw = render_fixture(document)
     if unknown:
         event("drift: unknown field -> rejected")
@@ -595,6 +660,7 @@ def test_shipped_provider_fixture_loads_with_its_pins(path: Path) -> None:
     exp = EXPECTED[fixture.contract]
     assert (fixture.provider, fixture.api_version, fixture.sdk_version) == (
         exp.provider, exp.api_version, exp.sdk_version)
+    assert (fixture.api_family_stability, fixture.model_stability) == ("ga", "synthetic")
     assert fixture.events and fixture.sources
 
 

@@ -286,12 +286,20 @@ def _anthropic() -> dict[str, Callable[[], Baseline]]:
                         [t, [ModelVisibleToolResult(c.call_id, "ok") for c in t.calls]], {
                             "history": [{"role": "user", "content": "Where are orders A and B?"}],
                             "model": "fixture-model", "max_tokens": 512, "tools": tools,
-                            "request_controls": {"temperature": 0.5}})
+                            "request_controls": {"temperature": 0.5},
+                            "sent_schemas": [am.AnthropicSentSchema.of(
+                                "lookup_order", original, tools[0]["input_schema"])]})
+
+    original = {"type": "object", "properties": {"order_ref": {"type": "string",
+                                                               "minLength": 3}},
+                "required": ["order_ref"]}
 
     return {
         "anthropic_messages.parse_events": lambda: Baseline(
             am.parse_events, [_fixture_events("anthropic_messages")], {"limits": StreamLimits()}),
         "anthropic_messages.build_anthropic_messages_continuation": build,
+        "anthropic_messages.AnthropicSentSchema.of": lambda: Baseline(
+            am.AnthropicSentSchema.of, ["lookup_order", original, tools[0]["input_schema"]]),
     }
 
 

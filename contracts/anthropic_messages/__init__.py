@@ -8,7 +8,11 @@ builder. See docs/anthropic_messages.md.
 from ._stream import AnthropicMessagesStream, parse_events
 from ._tables import INVALID_JSON_KEY, REVISION, REVISIONS, BlockSpec, DeltaSpec, RevisionTables
 from ._turn import AnthropicMessagesTurn, AnthropicRecoveryCall, AnthropicToolUse
-from .continuation import FORCED_RECOVERY_PREFIX, build_anthropic_messages_continuation
+from .continuation import (
+    FORCED_RECOVERY_PREFIX,
+    AnthropicSentSchema,
+    build_anthropic_messages_continuation,
+)
 
 __all__ = [
     "REVISION",
@@ -18,6 +22,7 @@ __all__ = [
     "DeltaSpec",
     "INVALID_JSON_KEY",
     "FORCED_RECOVERY_PREFIX",
+    "AnthropicSentSchema",
     "AnthropicToolUse",
     "AnthropicRecoveryCall",
     "AnthropicMessagesTurn",

@@ -8,7 +8,12 @@ reference, the tool-use references and anthropic-python 0.117.0.
 Event flow (the transition table in :mod:`._tables`): ``message_start`` -> per
 block ``content_block_start`` / ``content_block_delta`` x N / ``content_block_stop``
 -> one or more ``message_delta`` -> ``message_stop``. ``ping`` may appear anywhere;
-``error`` raises :class:`ProviderError` wherever it appears.
+``error`` raises :class:`ProviderError` wherever it appears. A truncating
+``message_delta`` (``max_tokens``, ``model_context_window_exceeded``) may arrive while
+a client ``tool_use`` block is still open (a recorded ``max_tokens`` shape: no
+``content_block_stop``, the input cut mid-string): it closes that block, whose call
+is a recovery call; every other ``message_delta`` in an open block is a
+:class:`ProtocolViolation`.
 
 Terminal gate: a client ``tool_use`` call is executable only when the last
 ``message_delta`` said ``stop_reason == "tool_use"``, ``message_stop`` arrived and
@@ -559,7 +564,10 @@ class AnthropicMessagesStream:
             self._finish_input(ob, where)
         self._open = None
 
-    def _finish_input(self, ob: _OpenBlock, where: str) -> None:
+    def _finish_input(self, ob: _OpenBlock, where: str, cut_by: str | None = None) -> None:
+        """Parse a tool block's input at its close; ``cut_by``: the truncating stop
+        reason of a ``message_delta`` that closed the block without
+        ``content_block_stop`` (the call is then a recovery call, whatever the input)."""
         block = ob.block
         text = ob.json.text() if ob.json is not None else ""
         client = ob.spec.role == ROLE_CLIENT_TOOL_USE
@@ -567,7 +575,9 @@ class AnthropicMessagesStream:
         arguments: dict[str, Any] | None
         error: str | None = None
         partial: str | None = None
-        if text == "":
+        if cut_by is not None:
+            arguments, error, partial = self._cut_input(ob, text, cut_by, where)
+        elif text == "":
             # Zero-argument tools (or no input deltas): the input from block start.
             arguments = block["input"]
         else:
@@ -625,6 +635,57 @@ class AnthropicMessagesStream:
                 )
             )
 
+    def _cut_input(
+        self, ob: _OpenBlock, text: str, cut_by: str, where: str
+    ) -> tuple[None, str, str | None]:
+        """The input of a block cut open by a truncation: kept for replay, never run."""
+        block = ob.block
+        error = (
+            f"input cut by stop_reason {cut_by!r} before content_block_stop (the block was "
+            "never closed)"
+        )
+        if text == "":
+            return None, error, None  # the start input stays; nothing was streamed
+        if block["input"] != {}:
+            raise ProtocolViolation(
+                f"{ob.type} block {ob.index} has both a non-empty start input and "
+                "input_json_delta fragments",
+                where=where,
+            )
+        try:
+            parsed = strict_loads(text)
+        except StrictJSONError:
+            parsed = None
+        except LimitExceeded as exc:
+            raise LimitExceeded(
+                f"input of {ob.type} block {ob.index}: {exc.message}", where=where
+            ) from exc
+        # Replayed as sent when it happens to be a whole object; otherwise wrapped.
+        block["input"] = parsed if type(parsed) is dict else {INVALID_JSON_KEY: text}
+        return None, error, text
+
+    def _close_cut_block(self, stop_reason: object, where: str) -> None:
+        """A ``message_delta`` arrived while a block is open: legal only as the
+        truncation that cut the block's input (``truncation_closes_open_roles``)."""
+        ob = self._open
+        if ob is None:  # typed guard; the table admits message_delta here only in a block
+            return
+        if type(stop_reason) is not str or stop_reason not in self._t.truncation_stop_reasons:
+            raise ProtocolViolation(
+                f"message_delta while block index {ob.index} is still open: only a truncating "
+                f"stop_reason ({', '.join(sorted(self._t.truncation_stop_reasons))}) may cut "
+                f"an open block, got {preview(stop_reason)}",
+                where=where,
+            )
+        if ob.spec.role not in self._t.truncation_closes_open_roles:
+            raise ProtocolViolation(
+                f"message_delta while {ob.type} block index {ob.index} is still open: a "
+                "truncation may leave only a client tool_use block open",
+                where=where,
+            )
+        self._finish_input(ob, where, cut_by=stop_reason)
+        self._open = None
+
     def _on_message_delta(self, data: dict[str, Any], where: str) -> None:
         delta = copy_json(data.get("delta"), what="data.delta", where=where)
         usage = copy_json(data.get("usage"), what="data.usage", where=where)
@@ -648,6 +709,8 @@ class AnthropicMessagesStream:
                     f"data.usage.{key} is required and must be an integer", where=where
                 )
         self._check_usage(usage, "data.usage", where)
+        if self._open is not None:
+            self._close_cut_block(stop_reason, where)
         if stop_reason is not None:
             if self._stop_reason is not None and stop_reason != self._stop_reason:
                 raise ProtocolViolation(

@@ -20,6 +20,7 @@ from types import MappingProxyType
 from typing import Final
 
 from .._kinds import check_kinds
+from .._request import check_foreign_rows
 
 __all__ = [
     "REVISION",
@@ -127,6 +128,10 @@ class RevisionTables:
     stop_reasons: frozenset[str]
     executable_stop_reason: str
     truncation_stop_reasons: frozenset[str]
+    #: Roles of an open block that a truncating ``message_delta`` may close (the block
+    #: never got its ``content_block_stop``): its call is a recovery call, never
+    #: executable. Needs the ``block --message_delta--> message_delta`` transition.
+    truncation_closes_open_roles: frozenset[str]
     continuable_stop_reasons: frozenset[str]
     usage_counters: tuple[str, ...]
     required_start_usage: tuple[str, ...]
@@ -134,6 +139,10 @@ class RevisionTables:
     client_caller_types: frozenset[str]
     protected_request_fields: frozenset[str]
     history_roles: frozenset[str]
+    #: Where Messages puts the structured final format (a dotted path), and every
+    #: other API's structured-output field -> why ``request_controls`` may not carry it.
+    structured_output_field: str
+    foreign_structured_output_fields: Mapping[str, str]
 
 
 def _server_result() -> BlockSpec:
@@ -157,7 +166,13 @@ def _tool_use(role: str) -> BlockSpec:
 _CORE_TRANSITIONS: Final = {
     S_INITIAL: {"message_start": S_MESSAGE},
     S_MESSAGE: {"content_block_start": S_BLOCK, "message_delta": S_MESSAGE_DELTA},
-    S_BLOCK: {"content_block_delta": S_BLOCK, "content_block_stop": S_MESSAGE},
+    # message_delta in a block: only a truncation (max_tokens) may close the open block
+    # (truncation_closes_open_roles); the handler rejects every other case.
+    S_BLOCK: {
+        "content_block_delta": S_BLOCK,
+        "content_block_stop": S_MESSAGE,
+        "message_delta": S_MESSAGE_DELTA,
+    },
     S_MESSAGE_DELTA: {"message_delta": S_MESSAGE_DELTA, "message_stop": S_STOPPED},
     S_STOPPED: {},
 }
@@ -243,6 +258,9 @@ _R_2026_07_21: Final = RevisionTables(
     executable_stop_reason="tool_use",
     # "Stop reasons and fallback": treat model_context_window_exceeded as truncated.
     truncation_stop_reasons=frozenset({"max_tokens", "model_context_window_exceeded"}),
+    # A public recorded max_tokens stream ends with message_delta while the tool_use
+    # block is still open (no content_block_stop, input cut mid-string).
+    truncation_closes_open_roles=frozenset({ROLE_CLIENT_TOOL_USE}),
     continuable_stop_reasons=frozenset({"tool_use", "max_tokens"}),
     usage_counters=(
         "input_tokens",
@@ -257,6 +275,19 @@ _R_2026_07_21: Final = RevisionTables(
     client_caller_types=frozenset({"direct"}),
     protected_request_fields=frozenset({"model", "messages", "system", "tools", "max_tokens"}),
     history_roles=frozenset({"user", "assistant", "system"}),
+    # The seed: "Do not copy Chat Completions response_format or one provider's field
+    # to all three." Messages' own output_config passes through request_controls.
+    structured_output_field="output_config.format",
+    foreign_structured_output_fields={
+        "response_format": (
+            "that is Chat Completions' (and Gemini Interactions') structured-output "
+            "field; Messages puts the structured final format in output_config.format"
+        ),
+        "text": (
+            "that is OpenAI Responses' structured-output field (text.format); Messages "
+            "puts the structured final format in output_config.format"
+        ),
+    },
 )
 
 
@@ -331,6 +362,15 @@ def check_tables(revision: str, tables: RevisionTables) -> None:
             raise _fail(revision, f"delta {dtype!r} has unknown action {delta.action!r}")
     if set(tables.blocks) & set(tables.unsupported_blocks):
         raise _fail(revision, "a block type is both supported and unsupported")
+    if not tables.truncation_closes_open_roles <= TOOL_USE_ROLES:
+        raise _fail(revision, "only a tool-use block may be closed by a truncation")
+    closes = tables.transitions[S_BLOCK].get("message_delta") == S_MESSAGE_DELTA
+    if closes != bool(tables.truncation_closes_open_roles):
+        raise _fail(
+            revision,
+            "block --message_delta--> message_delta exists exactly when a truncation may "
+            "close an open block",
+        )
     known = tables.stop_reasons
     if tables.executable_stop_reason not in known or not (
         tables.truncation_stop_reasons <= known and tables.continuable_stop_reasons <= known
@@ -344,6 +384,13 @@ def check_tables(revision: str, tables: RevisionTables) -> None:
         raise _fail(revision, f"history roles {sorted(tables.history_roles)} are not implemented")
     if not tables.client_caller_types or not tables.protected_request_fields:
         raise _fail(revision, "client_caller_types and protected_request_fields may not be empty")
+    problem = check_foreign_rows(
+        tables.structured_output_field,
+        tables.foreign_structured_output_fields,
+        tables.protected_request_fields,
+    )
+    if problem is not None:
+        raise _fail(revision, problem)
 
 
 REVISIONS: Final[Mapping[str, RevisionTables]] = MappingProxyType({"2026-07-21": _R_2026_07_21})

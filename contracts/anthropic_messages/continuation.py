@@ -10,12 +10,22 @@ Messages has no server conversation handle, so the next request replays:
    client ``tool_use`` (block order; native ``is_error``); optional text after;
 4. top-level ``model``, ``max_tokens``, ``tools`` (``name``, ``description``,
    ``input_schema``), optional ``system`` and explicit request controls, which may
-   not set a protected field under any spelling.
+   not set a protected field under any spelling, nor another API's structured-output
+   field (Messages' own is ``output_config.format``).
+
+A schema transformed before sending (the seed: "When Anthropic's structured-output SDK
+helper transforms a schema, retain both original and actually-sent schema") is
+described by an :class:`AnthropicSentSchema`: the original (what the host validates
+locally; the transform may have dropped constraints) and the sent schema, for a client
+tool's ``input_schema`` or for ``output_config.format.schema``. The builder checks
+that each record's ``sent`` is exactly what the request carries for its target, so
+the pair the host keeps describes this request; it adds nothing to the body.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Final
 
@@ -29,7 +39,16 @@ from ..strict_json import DEFAULT_LIMITS
 from ._tables import REVISIONS, ROLE_SERVER_TOOL_RESULT
 from ._turn import AnthropicMessagesTurn, verified_snapshot
 
-__all__ = ["build_anthropic_messages_continuation", "FORCED_RECOVERY_PREFIX"]
+__all__ = [
+    "build_anthropic_messages_continuation",
+    "FORCED_RECOVERY_PREFIX",
+    "AnthropicSentSchema",
+    "MAX_SENT_SCHEMAS",
+]
+
+#: Records one ``sent_schemas`` collection may hold (one per tool and one for the
+#: structured final format; the API allows far fewer tools).
+MAX_SENT_SCHEMAS: Final = 10_000
 
 #: Start of the model-visible text of a forced recovery result.
 FORCED_RECOVERY_PREFIX: Final = "Tool call was not executed: "
@@ -40,6 +59,45 @@ _HISTORY_ID_KEYS: Final = {"tool_use": "id", "server_tool_use": "id", "tool_resu
 
 # One client call of the turn: (block index, call id, name, recovery reason or None).
 _Client = tuple[int, str, str, str | None]
+
+
+@dataclass(frozen=True, slots=True)
+class AnthropicSentSchema:
+    """A JSON Schema transformed before sending, with both versions kept.
+
+    ``target`` is a client tool name (the schema is that tool's ``input_schema``) or
+    ``"output_config.format"`` (the structured final format's ``schema``).
+    ``original`` is the schema before the transform: the host validates tool input
+    or the final answer against it locally, because a transform (such as the SDK's
+    structured-output helper) may drop constraints the API does not support.
+    ``sent`` is the transformed schema the request carries. Make one with
+    :meth:`of`, which keeps independent JSON copies of both.
+    """
+
+    target: str
+    original: dict[str, Any]
+    sent: dict[str, Any]
+
+    @classmethod
+    def of(cls, target: str, original: Mapping[str, Any],
+           sent: Mapping[str, Any]) -> AnthropicSentSchema:
+        """A record holding JSON copies of ``original`` and ``sent``.
+
+        Raises :class:`ContinuationError` unless ``target`` is a non-empty string and
+        both schemas are JSON objects (:class:`LimitExceeded` past a copy bound).
+        """
+        name = _json_value(target, "target")
+        if not kind_ok(name, "nonempty_str"):
+            raise ContinuationError(
+                f"target must be a non-empty string, got {preview(target)}", where="target"
+            )
+        copies = []
+        for what, schema in (("original", original), ("sent", sent)):
+            copied = _json_value(schema, what)
+            if type(copied) is not dict:
+                raise ContinuationError(f"{what} must be a JSON Schema object", where=what)
+            copies.append(copied)
+        return cls(name, copies[0], copies[1])
 
 
 def _json_value(value: object, what: str) -> Any:
@@ -221,6 +279,71 @@ def _check_tools(tools: Any, client_names: Iterable[str]) -> list[dict[str, Any]
     return tools
 
 
+def _check_sent_schemas(
+    records: object,
+    tools: list[dict[str, Any]],
+    controls: dict[str, Any],
+    final_format: str,
+) -> None:
+    """Each record's ``sent`` must be exactly what the request carries for its target."""
+    if records is None:
+        return
+    if isinstance(records, tuple):
+        records = list(tuple.__iter__(records))
+    if type(records) is not list:
+        raise ContinuationError(
+            f"sent_schemas must be a list or tuple of AnthropicSentSchema, got "
+            f"{preview(records)}",
+            where="sent_schemas",
+        )
+    if len(records) > MAX_SENT_SCHEMAS:
+        raise LimitExceeded(
+            f"sent_schemas has more than {MAX_SENT_SCHEMAS} records", where="sent_schemas"
+        )
+    by_name = {tool["name"]: tool for tool in tools}
+    seen: set[str] = set()
+    for i, record in enumerate(records):
+        where = f"sent_schemas[{i}]"
+        if type(record) is not AnthropicSentSchema:
+            raise ContinuationError(
+                f"{where} must be an AnthropicSentSchema, got {preview(record)}", where=where
+            )
+        # Re-copied: the record's dicts are the caller's to mutate after creation.
+        target = _json_value(record.target, f"{where}.target")
+        original = _json_value(record.original, f"{where}.original")
+        sent = _json_value(record.sent, f"{where}.sent")
+        if not kind_ok(target, "nonempty_str") or type(original) is not dict or (
+            type(sent) is not dict
+        ):
+            raise ContinuationError(
+                f"{where} must have a string target and two JSON Schema objects", where=where
+            )
+        if target in seen:
+            raise ContinuationError(f"{where}: second record for {preview(target)}", where=where)
+        seen.add(target)
+        if target == final_format:
+            config = controls.get(final_format.partition(".")[0])
+            fmt = config.get(final_format.partition(".")[2]) if type(config) is dict else None
+            carried = fmt.get("schema") if type(fmt) is dict else None
+            place = f"request_controls.{final_format}.schema"
+        else:
+            tool = by_name.get(target)
+            if tool is None or tool.get("type") not in (None, "custom"):
+                raise ContinuationError(
+                    f"{where}: target {preview(target)} is neither a declared client tool "
+                    f"nor {final_format!r}",
+                    where=where,
+                )
+            carried = tool.get("input_schema")
+            place = f"tools[{preview(target)}].input_schema"
+        if carried != sent:
+            raise ContinuationError(
+                f"{where}: the sent schema for {preview(target)} is not what the request "
+                f"carries at {place}; the record must describe the schema actually sent",
+                where=where,
+            )
+
+
 def _client_calls(snapshot: dict[str, Any]) -> list[_Client]:
     """The turn's client calls from its verified snapshot, in block order."""
     out: list[_Client] = []
@@ -292,6 +415,7 @@ def build_anthropic_messages_continuation(
     request_controls: Mapping[str, Any] | None = None,
     mid_conversation_system_capability: bool = False,
     user_text: str | None = None,
+    sent_schemas: Sequence[AnthropicSentSchema] | None = None,
 ) -> dict[str, Any]:
     """Build the next Messages request body after a tool turn.
 
@@ -302,6 +426,10 @@ def build_anthropic_messages_continuation(
     call that must not have run. ``history`` and ``tools`` are lists (or tuples),
     ``system`` a string or a list of text blocks, ``request_controls`` a dict;
     each is copied within the bounds of :class:`~contracts.strict_json.JSONLimits`.
+    ``sent_schemas``: one :class:`AnthropicSentSchema` per schema the caller
+    transformed before sending (a client tool's ``input_schema`` or
+    ``output_config.format.schema`` in ``request_controls``); each record's ``sent``
+    must equal what the body carries for its target, at most one record per target.
 
     Returns a new JSON-compatible dict; no caller object is mutated or aliased, and
     the assistant content is the copy of ``turn.blocks`` that the digest check
@@ -311,7 +439,8 @@ def build_anthropic_messages_continuation(
     other invalid input (a turn without client calls or with a stop reason that has
     no continuation, history shape or system-message placement, a history that
     already holds an id of this turn, undeclared client tool, a request control that
-    spells a protected field in any case or separator style).
+    spells a protected field or another API's structured-output field in any case or
+    separator style, a ``sent_schemas`` record that does not describe the request).
     """
     if type(turn) is not AnthropicMessagesTurn:
         raise ContinuationError(
@@ -365,7 +494,12 @@ def build_anthropic_messages_continuation(
         messages, {b["id"] for b in blocks if type(b) is dict and type(b.get("id")) is str}
     )
     tool_defs = _check_tools(_json_value(tools, "tools"), [name for _, _, name, _ in client])
-    body = check_request_controls(request_controls, tables.protected_request_fields)
+    body = check_request_controls(
+        request_controls,
+        tables.protected_request_fields,
+        foreign=tables.foreign_structured_output_fields,
+    )
+    _check_sent_schemas(sent_schemas, tool_defs, body, tables.structured_output_field)
     if system is not None:
         body["system"] = _text_blocks(_json_value(system, "system"), "system")
 

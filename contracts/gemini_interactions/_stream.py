@@ -231,6 +231,8 @@ class GeminiInteractionsStream:
         )
         tables = self._tables
         event_type = ev.get("event_type")
+        if event_type is None:
+            _reject_generate_content(tables, ev, f"event {n}", f"events[{n}]")
         if type(event_type) is not str:
             raise ProtocolViolation(
                 f"event_type must be a string, got {preview(event_type)}",
@@ -548,6 +550,22 @@ def parse_events(
 _ORIGINS: Final = ("create", "get")
 
 
+def _reject_generate_content(
+    tables: RevisionTables, obj: dict[str, Any], what: str, where: str
+) -> None:
+    """Raise if ``obj`` (without the Interactions discriminator) is GenerateContent's."""
+    found = sorted(key for key in obj if key in tables.generate_content_fields)
+    if found:
+        raise ProtocolViolation(
+            f"{what} is a GenerateContent response (it has {', '.join(found[:3])} and no "
+            "Interactions discriminator), not an Interactions event or object: "
+            "GenerateContent (contents -> candidates -> content.parts, candidate-level "
+            "finishReason, a safety envelope; legacy but fully supported) is a separate "
+            "API family this parser does not read",
+            where=where,
+        )
+
+
 def parse_interaction(
     interaction: object,
     *,
@@ -577,6 +595,8 @@ def parse_interaction(
     obj: dict[str, Any] = copy_value(
         interaction, what="interaction", error=ProtocolViolation, where="interaction"
     )
+    if "status" not in obj:
+        _reject_generate_content(tables, obj, "interaction", "interaction")
     check_fields(obj, tables.interaction_fields, "interaction")
     status: str = obj["status"]
     meaning = meaning_of(tables, status, "interaction.status")

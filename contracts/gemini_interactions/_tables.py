@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from .._kinds import KIND_WORDS, check_kinds, kind_ok
+from .._request import check_foreign_rows
 from .._values import preview
 from ..errors import ContractError, ProtocolViolation, UnsupportedProviderState
 
@@ -99,6 +100,18 @@ class RevisionTables:
     text_mime_types: frozenset[str]
     #: Request fields a builder owns; ``request_controls`` may not set them (any spelling).
     protected_request_fields: frozenset[str]
+    #: Where Interactions puts the structured final format (the builder's own
+    #: ``response_format`` argument), and every other API's structured-output field ->
+    #: why ``request_controls`` may not carry it.
+    structured_output_field: str
+    foreign_structured_output_fields: Mapping[str, str]
+    #: ``response_format.type`` values of Chat Completions' shape -> why they are not
+    #: Interactions' (same field name, different contract).
+    foreign_response_format_types: Mapping[str, str]
+    #: Top-level fields of a GenerateContent response (REST camelCase and SDK
+    #: snake_case): an event without ``event_type`` (or an object without ``status``)
+    #: that has one is a GenerateContent chunk, named so in the rejection.
+    generate_content_fields: frozenset[str]
 
 
 _CONTENT_DELTAS: Final = frozenset({"text", "image", "audio", "document", "video"})
@@ -230,6 +243,34 @@ _V1_2026_07_21: Final = RevisionTables(
             "agent",
         }
     ),
+    # The seed: "Do not copy Chat Completions response_format or one provider's field
+    # to all three." Chat's response_format has Interactions' name: request_controls
+    # cannot set it (protected), and its shapes are named when passed as the argument.
+    structured_output_field="response_format",
+    foreign_structured_output_fields={
+        "text": (
+            "that is OpenAI Responses' structured-output field (text.format); "
+            "Interactions takes the structured final format as response_format "
+            "(the builder's response_format argument)"
+        ),
+        "output_config": (
+            "that is Anthropic Messages' structured-output field (output_config.format); "
+            "Interactions takes the structured final format as response_format "
+            "(the builder's response_format argument)"
+        ),
+    },
+    foreign_response_format_types={
+        "json_schema": "Chat Completions' response_format shape",
+        "json_object": "Chat Completions' response_format shape",
+    },
+    # GenerateContentResponse: candidates[].content.parts, promptFeedback (the safety
+    # envelope), usageMetadata, modelVersion, responseId.
+    generate_content_fields=frozenset(
+        {
+            "candidates", "promptFeedback", "usageMetadata", "modelVersion", "responseId",
+            "prompt_feedback", "usage_metadata", "model_version", "response_id",
+        }
+    ),
 )
 
 #: Every shipped revision; the keys are what ``revision=`` accepts.
@@ -303,6 +344,22 @@ def check_tables(tables: RevisionTables, name: str) -> None:
         raise fail("function_tool_required names a field without a kind")
     if tables.index_range[0] > tables.index_range[1]:
         raise fail("index_range is empty")
+    problem = check_foreign_rows(
+        tables.structured_output_field,
+        tables.foreign_structured_output_fields,
+        tables.protected_request_fields,
+    )
+    if problem is not None:
+        raise fail(problem)
+    if tables.structured_output_field not in tables.protected_request_fields:
+        raise fail("the builder's own response_format must be a protected field")
+    known = tables.response_format_media | {"text"}
+    if set(tables.foreign_response_format_types) & known:
+        raise fail("a foreign response_format type is also an Interactions type")
+    if "candidates" not in tables.generate_content_fields or tables.generate_content_fields & (
+        set(tables.interaction_fields) | {"event_type", "steps", "status"}
+    ):
+        raise fail("generate_content_fields must name candidates and no Interactions field")
 
 
 

@@ -138,6 +138,15 @@ def _check_response_format(tables: RevisionTables, response_format: object) -> d
     rf_type = rf.get("type")
     if type(rf_type) is str and rf_type in tables.response_format_media:
         return rf
+    foreign = (
+        tables.foreign_response_format_types.get(rf_type) if type(rf_type) is str else None
+    )
+    if foreign is not None:
+        raise ContinuationError(
+            f"response_format type {preview(rf_type)} is {foreign}, not Interactions': a "
+            "JSON final is {'type': 'text', 'mime_type': 'application/json', 'schema': ...}",
+            where="response_format.type",
+        )
     if rf_type != "text":
         raise ContinuationError(
             f"response_format type {preview(rf_type)} is not a known discriminator",
@@ -189,7 +198,11 @@ def _base_request(
         request["generation_config"] = _caller_object(generation_config, "generation_config")
     if response_format is not None:
         request["response_format"] = _check_response_format(tables, response_format)
-    controls = check_request_controls(request_controls, tables.protected_request_fields)
+    controls = check_request_controls(
+        request_controls,
+        tables.protected_request_fields,
+        foreign=tables.foreign_structured_output_fields,
+    )
     check_keys(controls, what="request_controls", error=ContinuationError, where="request_controls")
     request.update(controls)
     return request

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from .._kinds import check_kinds
+from .._request import check_foreign_rows
 
 __all__ = [
     "REVISION",
@@ -176,6 +177,10 @@ class RevisionTables:
     protected_request_fields: frozenset[str]
     # keys a native strict function tool may carry
     tool_fields: frozenset[str]
+    # where this API puts the structured final format (a dotted path), and every other
+    # API's structured-output field -> why request_controls may not carry it
+    structured_output_field: str
+    foreign_structured_output_fields: Mapping[str, str]
 
 
 def _fields(*parts: Mapping[str, str]) -> dict[str, str]:
@@ -454,6 +459,18 @@ _PROTECTED_REQUEST_FIELDS_2026_07_21: Final = frozenset({
 # when it exists: fail closed.
 _TOOL_FIELDS_2026_07_21: Final = frozenset({"type", "name", "parameters", "strict", "description"})
 
+# The seed: "Do not copy Chat Completions response_format or one provider's field to all
+# three." Responses has neither field; sent, they would be ignored or rejected upstream
+# while the caller believes the final answer is constrained.
+_FOREIGN_STRUCTURED_OUTPUT_FIELDS_2026_07_21: Final = {
+    "response_format": (
+        "that is Chat Completions' (and Gemini Interactions') structured-output field; "
+        "Responses puts the structured final format in text.format"),
+    "output_config": (
+        "that is Anthropic Messages' structured-output field (output_config.format); "
+        "Responses puts the structured final format in text.format"),
+}
+
 REVISIONS: Final[Mapping[str, RevisionTables]] = {
     "2026-07-21": RevisionTables(
         events=_EVENTS_2026_07_21,
@@ -483,6 +500,8 @@ REVISIONS: Final[Mapping[str, RevisionTables]] = {
         part_types=_PART_TYPES_2026_07_21,
         protected_request_fields=_PROTECTED_REQUEST_FIELDS_2026_07_21,
         tool_fields=_TOOL_FIELDS_2026_07_21,
+        structured_output_field="text.format",
+        foreign_structured_output_fields=_FOREIGN_STRUCTURED_OUTPUT_FIELDS_2026_07_21,
     ),
 }
 
@@ -678,6 +697,10 @@ def _check_other(t: RevisionTables, revision: str) -> None:
             raise _fail(revision, f"field name {name!r} must be a non-empty string")
     if not {"type", "name", "parameters", "strict"} <= t.tool_fields:
         raise _fail(revision, "tool fields must allow the native strict function shape")
+    problem = check_foreign_rows(t.structured_output_field,
+                                 t.foreign_structured_output_fields, t.protected_request_fields)
+    if problem is not None:
+        raise _fail(revision, problem)
 
 
 def check_tables(tables: RevisionTables, revision: str) -> None:

@@ -107,7 +107,8 @@ def _controls(request_controls: object, tables: RevisionTables) -> dict[str, Any
         # its methods (the shared check reads keys as they are).
         request_controls = copy_json(request_controls, what="request_controls",
                                      error=ContinuationError, where="request_controls")
-    return check_request_controls(request_controls, tables.protected_request_fields)
+    return check_request_controls(request_controls, tables.protected_request_fields,
+                                  foreign=tables.foreign_structured_output_fields)
 
 
 def _is_object_schema(node: Mapping[str, Any]) -> bool:
