@@ -231,13 +231,17 @@ def _check_deployment(deployment: object) -> dict[str, Any]:
 
 def _answer_fields(request: dict[str, Any], ignored: frozenset[str]) -> dict[str, Any]:
     """A copied request without ``messages`` and the ignored fields, which are also
-    removed inside an ``extra_body`` object (the SDK merges it into the payload)."""
+    removed inside an ``extra_body`` object (the SDK merges it into the payload); an
+    ``extra_body`` that is then null or empty is no extra body."""
     fields: dict[str, Any] = {}
     for key, value in request.items():
         if key in ignored or key == "messages":
             continue
-        if key == _EXTRA_BODY and type(value) is dict:
-            value = {k: v for k, v in value.items() if k not in ignored}
+        if key == _EXTRA_BODY:
+            if type(value) is dict:
+                value = {k: v for k, v in value.items() if k not in ignored}
+            if value is None or (type(value) is dict and not value):
+                continue  # null or {}: the SDK sends no extra body
         fields[key] = value
     return fields
 
