@@ -369,3 +369,17 @@ def test_a_non_string_key_anywhere_fails_closed_and_runs_no_caller_code(
     assert info.value.where is not None and info.value.where.startswith(f"event {position}")
     assert stream.poisoned
     assert _CollidingKey.calls == 0
+
+
+@given(st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=3),
+                 st.lists(st.none(), max_size=1), st.dictionaries(st.text(max_size=1), st.none(),
+                                                                  max_size=1)))
+def test_inline_exact_type_checks_agree_with_the_shared_kinds(value: Any) -> None:
+    # read_fields checks kinds that are one builtin type inline (a speed path); it
+    # must say exactly what kind_ok says.
+    from pcfuzz.contracts._kinds import kind_ok
+    from pcfuzz.contracts.openai_chat._turn import _EXACT_TYPES
+
+    event(type(value).__name__)
+    for kind, exact in _EXACT_TYPES.items():
+        assert (type(value) is exact) == kind_ok(value, kind), (kind, value)

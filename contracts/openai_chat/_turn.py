@@ -57,11 +57,12 @@ _LABELS: Final[Mapping[str, str]] = {
 @dataclass(frozen=True, slots=True)
 class Level:
     """One level of one revision, prepared for :func:`read_fields`: its fields, each
-    field's position in the table with its row, the required names, closed or open,
-    its label."""
+    field's position in the table with its row and, for a kind that is exactly one
+    builtin type, that type (checked inline, without a :func:`kind_ok` call), the
+    required names, closed or open, its label."""
 
     fields: Mapping[str, Field]
-    slots: Mapping[str, tuple[int, Field]]
+    slots: Mapping[str, tuple[int, Field, type | None]]
     required: frozenset[str]
     closed: bool
     label: str
@@ -71,13 +72,23 @@ def _prepare(tables: RevisionTables) -> Mapping[str, Level]:
     return {
         name: Level(
             fields=fields,
-            slots={field: (position, spec) for position, (field, spec) in enumerate(fields.items())},
+            slots={
+                field: (position, spec, _EXACT_TYPES.get(spec.kind))
+                for position, (field, spec) in enumerate(fields.items())
+            },
             required=frozenset(field for field, spec in fields.items() if spec.required),
             closed=name in tables.closed_levels,
             label=_LABELS.get(name, name),
         )
         for name, fields in tables.levels.items()
     }
+
+
+# Kinds that are exactly one builtin type (``kind_ok`` says the same for them,
+# pinned by a test); the others (int64 range, non-empty, any) go through kind_ok.
+_EXACT_TYPES: Final[Mapping[str, type]] = {
+    "str": str, "object": dict, "array": list, "bool": bool,
+}
 
 
 _LEVELS: Final[Mapping[str, Mapping[str, Level]]] = {
@@ -116,8 +127,14 @@ def read_fields(
             if type(key) is not str or level.closed:
                 return _read_in_order(container, level, at)
             continue
-        position, spec = slot
-        if (not spec.nullable) if value is None else not kind_ok(value, spec.kind):
+        position, spec, exact = slot
+        if value is None:
+            if not spec.nullable:
+                return _read_in_order(container, level, at)
+        elif exact is not None:
+            if type(value) is not exact:
+                return _read_in_order(container, level, at)
+        elif not kind_ok(value, spec.kind):
             return _read_in_order(container, level, at)
         found.append((position, key, spec, value))
     if not level.required <= container.keys():
