@@ -7,11 +7,23 @@ treat it as a crash.
 
 Each error carries an optional *where*: an event index, a field path, a byte offset or
 a line/column. The message always names what was wrong and, when known, where.
+
+Each class also carries a :attr:`ContractError.disposition`, so a caller that retries
+(a gateway) can decide from the class alone: :data:`TRANSIENT` (the provider's answer
+failed the contract; another attempt may succeed), :data:`REJECTED` (the caller's
+request or arguments can never succeed as given: do not retry), :data:`MISS` (a cache
+entry that cannot be replayed: go to the source, nothing failed).
 """
 
 from __future__ import annotations
 
+from typing import ClassVar, Final
+
 __all__ = [
+    "TRANSIENT",
+    "REJECTED",
+    "MISS",
+    "DISPOSITIONS",
     "ContractError",
     "StrictJSONError",
     "LimitExceeded",
@@ -30,8 +42,24 @@ __all__ = [
 ]
 
 
+#: The provider's answer failed the contract; another attempt may succeed.
+TRANSIENT: Final = "transient"
+#: The caller's request or arguments can never succeed as given; do not retry.
+REJECTED: Final = "rejected"
+#: A cache entry that cannot be replayed; fetch from the source instead.
+MISS: Final = "miss"
+DISPOSITIONS: Final = (TRANSIENT, REJECTED, MISS)
+
+
 class ContractError(Exception):
-    """Base of every rejection. ``where`` locates the fault (may be ``None``)."""
+    """Base of every rejection. ``where`` locates the fault (may be ``None``).
+
+    ``disposition`` (a class attribute, one of :data:`DISPOSITIONS`) says how a
+    retrying caller treats the class; the base class is :data:`REJECTED`, so an
+    unclassified failure is never retried in a loop.
+    """
+
+    disposition: ClassVar[str] = REJECTED
 
     def __init__(self, message: str, *, where: str | None = None) -> None:
         self.message = message
@@ -42,9 +70,13 @@ class ContractError(Exception):
 class StrictJSONError(ContractError):
     """Input is not strict JSON: syntax, duplicate key, non-finite number, encoding."""
 
+    disposition: ClassVar[str] = TRANSIENT
+
 
 class LimitExceeded(ContractError):
     """An explicit size, depth, count or length limit was exceeded."""
+
+    disposition: ClassVar[str] = TRANSIENT
 
 
 class SourceURLError(ContractError):
@@ -58,17 +90,25 @@ class FixtureError(ContractError):
 class ProtocolViolation(ContractError):
     """An event sequence or event shape the pinned contract does not allow."""
 
+    disposition: ClassVar[str] = TRANSIENT
+
 
 class StreamTruncated(ContractError):
     """The stream ended (EOF / close) before the provider's terminal event."""
+
+    disposition: ClassVar[str] = TRANSIENT
 
 
 class ProviderError(ContractError):
     """The provider reported failure: an error event, a failed or incomplete terminal."""
 
+    disposition: ClassVar[str] = TRANSIENT
+
 
 class UnsupportedProviderState(ContractError):
     """A known-but-unimplemented or unknown semantic that could change execution."""
+
+    disposition: ClassVar[str] = TRANSIENT
 
 
 class ResultBindingError(ContractError):
@@ -91,6 +131,8 @@ class InvalidArgument(ContractError, ValueError):
     other rejection.
     """
 
+    disposition: ClassVar[str] = REJECTED
+
 
 class EmptyCompletion(ProtocolViolation):
     """A completed Chat stream or body with neither non-empty content nor a complete tool.
@@ -102,3 +144,5 @@ class EmptyCompletion(ProtocolViolation):
 
 class CacheMiss(ContractError):
     """A Chat Completions cache entry that cannot be replayed as a successful completion."""
+
+    disposition: ClassVar[str] = MISS

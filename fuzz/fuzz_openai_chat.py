@@ -23,6 +23,7 @@ and of the hypothesis strategies.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import Any
 
@@ -99,6 +100,26 @@ def _text(fdp: Any, limit: int) -> str:
     return str(fdp.ConsumeUnicodeNoSurrogates(fdp.ConsumeIntInRange(0, limit)))
 
 
+# Pieces that make whitespace-only and think-block-only content likely.
+_THINK_PIECES = ("<think>", "</think>", " ", "\n", "x", "<think>r</think>")
+# The harness's own reading of the legacy text projection (think blocks to the next
+# close tag or the end dropped, then surrounding whitespace), independent of the
+# parser's str.find scan.
+_THINK_BLOCK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL)
+
+
+def _projection(content: Any) -> str:
+    return _THINK_BLOCK.sub("", content).strip() if isinstance(content, str) else ""
+
+
+def _content_text(fdp: Any, limit: int) -> str:
+    if fdp.ConsumeIntInRange(0, 3):
+        return _text(fdp, limit)
+    count = fdp.ConsumeIntInRange(0, 4)
+    return "".join(_THINK_PIECES[fdp.ConsumeIntInRange(0, len(_THINK_PIECES) - 1)]
+                   for _ in range(count))
+
+
 def _split(fdp: Any, text: str) -> list[str]:
     """``text`` in ordered pieces, some of them empty."""
     pieces: list[str] = []
@@ -119,7 +140,7 @@ def _model(fdp: Any) -> dict[str, Any]:
         if kind == 1:
             message[key] = None
         elif kind >= 2:
-            message[key] = _text(fdp, 24)
+            message[key] = _content_text(fdp, 24)
     indexes = sorted({fdp.ConsumeIntInRange(0, 40) for _ in range(fdp.ConsumeIntInRange(0, 3))})
     tools: list[tuple[int, dict[str, Any], bool]] = []
     for position, index in enumerate(indexes):
@@ -140,7 +161,7 @@ def _model(fdp: Any) -> dict[str, Any]:
         "message": message,
         "tools": tools,
         "finish_reason": finish,
-        "product": bool(tools) or (isinstance(content, str) and content != ""),
+        "product": bool(tools) or _projection(content) != "",
         "executable": bool(tools) and finish == "tool_calls" and all(o for _, _, o in tools),
     }
 

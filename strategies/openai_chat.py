@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,6 +51,19 @@ MODEL_FINISH_REASONS = ("stop", "length", "tool_calls", "content_filter", "funct
 MODEL_DELTA_KEYS = ("role", "content", "reasoning_content", "tool_calls", "refusal",
                     "function_call")
 MODEL_TOOL_KEYS = ("index", "id", "type", "function")
+
+# The model's own reading of the legacy text projection (design 3.4 ``_finalize_text``):
+# a think block runs from ``<think>`` to the next ``</think>`` or to the end; blocks
+# are dropped, then the surrounding whitespace. A regular expression here, a
+# ``str.find`` scan in the parser: two independent implementations.
+_MODEL_THINK_BLOCK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL)
+
+
+def model_projection(content: Any) -> str:
+    """The projected text of ``content`` (``""`` for absent, null or non-string)."""
+    if not isinstance(content, str):
+        return ""
+    return _MODEL_THINK_BLOCK.sub("", content).strip()
 
 
 @dataclass(frozen=True)
@@ -99,7 +113,8 @@ class CompletionModel:
 
     @property
     def has_product(self) -> bool:
-        return bool(self.tools) or (isinstance(self.content, str) and self.content != "")
+        # Complete tools, or non-empty projected text (which needs non-empty raw text).
+        return bool(self.tools) or model_projection(self.content) != ""
 
     @property
     def executable(self) -> bool:
@@ -152,7 +167,18 @@ ids = st.text(min_size=1, max_size=12)
 names = st.text(
     alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=10
 )
-texts = st.text(max_size=30)
+# Texts that are often whitespace and think blocks only: the projection's cases.
+_THINK_PIECES = st.sampled_from(
+    ["<think>", "</think>", "<think>r</think>", " ", "\n", "\t", "\u3000", "a", "<thi", "nk>"]
+)
+think_texts = st.lists(_THINK_PIECES, max_size=6).map("".join)
+texts = st.one_of(st.text(max_size=30), think_texts)
+#: Content with no product: nothing, empty, whitespace, think blocks only.
+empty_projection_texts = st.one_of(
+    st.sampled_from(["", " ", "\n\t ", "<think>x</think>", " <think>a</think>\n<think>b",
+                     "<think>unclosed answer"]),
+    think_texts.filter(lambda t: model_projection(t) == ""),
+)
 json_objects = st.dictionaries(
     st.text(max_size=5),
     st.one_of(st.none(), st.booleans(), st.integers(-1000, 1000), st.text(max_size=8)),
@@ -206,9 +232,9 @@ def completion_models(draw: st.DrawFn, *, product: bool | None = True) -> Comple
     content = draw(text_values)
     if product is False:
         tools = ()
-        content = draw(st.sampled_from([ABSENT, None, ""]))
-    elif product is True and not tools and not (isinstance(content, str) and content):
-        content = draw(st.text(min_size=1, max_size=30))
+        content = draw(st.one_of(st.sampled_from([ABSENT, None]), empty_projection_texts))
+    elif product is True and not tools and model_projection(content) == "":
+        content = draw(st.text(min_size=1, max_size=30).filter(lambda t: model_projection(t) != ""))
     finish = draw(st.one_of(
         st.none(),
         st.just("tool_calls") if tools else st.sampled_from(["stop", "length"]),

@@ -379,11 +379,13 @@ def _chat() -> dict[str, Callable[[], Baseline]]:
         "openai_chat_cache.cache_key_object": lambda: Baseline(
             cache.cache_key_object, [{"model": "m"}]),
         "openai_chat.check_request": lambda: Baseline(
-            oc.check_request, [{"model": "m", "messages": [], "stream": True, "n": 1}]),
+            oc.check_request, [{"model": "m", "messages": [], "stream": True, "n": 1}],
+            {"response_mode": "openai"}),
         "openai_chat_cache.encode": lambda: Baseline(cache.encode, [completion()]),
         "openai_chat_cache.decode": lambda: Baseline(cache.decode, [cache.encode(completion())]),
         "openai_chat_cache.cache_key": lambda: Baseline(
-            cache.cache_key, [{"model": "m", "messages": [{"role": "user", "content": "hi"}]}]),
+            cache.cache_key, [{"model": "m", "messages": [{"role": "user", "content": "hi"}]}],
+            {"deployment": oc.CacheDeployment("ns", "salt", "tenant:", 1)}),
     }
 
 

@@ -19,6 +19,7 @@ from pcfuzz.contracts import strict_json
 from pcfuzz.contracts._stream import StreamLimits
 from pcfuzz.contracts.errors import (
     ContractError,
+    InvalidArgument,
     LimitExceeded,
     ProtocolViolation,
     ProviderError,
@@ -117,9 +118,11 @@ def test_row_content_and_reasoning_concatenate_in_order_both_from_the_same_frame
 
 
 def test_row_content_is_never_trimmed() -> None:
-    turn = parse_events([ROLE, chunk({"content": "  <think>x</think>\n"}), chunk({"content": " "}),
+    # The projection (think blocks and whitespace dropped) only decides success; the
+    # protocol message keeps every character.
+    turn = parse_events([ROLE, chunk({"content": "  <think>x</think>\n"}), chunk({"content": "y "}),
                          DONE])
-    assert turn.message["content"] == "  <think>x</think>\n "
+    assert turn.message["content"] == "  <think>x</think>\ny "
 
 
 def test_row_text_key_that_never_appeared_is_not_invented() -> None:
@@ -525,11 +528,6 @@ def test_empty_completion_is_a_protocol_violation() -> None:
     assert issubclass(EmptyCompletion, ProtocolViolation)
 
 
-def test_whitespace_only_content_is_a_product_because_nothing_is_trimmed() -> None:
-    turn = parse_events([ROLE, chunk({"content": " \n"}), DONE])
-    assert turn.message["content"] == " \n"
-
-
 @pytest.mark.parametrize(
     "frames",
     [
@@ -725,18 +723,19 @@ def test_nonstreaming_body_has_no_progress_events() -> None:
 
 @pytest.mark.parametrize("request_body", [{}, {"n": 1}, {"model": "m", "stream": True}])
 def test_request_n_absent_or_strict_integer_one_is_accepted(request_body: Any) -> None:
-    assert check_request(request_body) is None
+    assert check_request(request_body, response_mode="openai") is None
 
 
 @pytest.mark.parametrize("n", [True, 2, 0, 1.0, "1", None, [1]])
 def test_request_n_other_than_strict_one_is_rejected(n: Any) -> None:
-    with pytest.raises(UnsupportedProviderState, match="n must be"):
-        check_request({"n": n})
+    with pytest.raises(InvalidArgument, match="n must be"):
+        check_request({"n": n}, response_mode="openai")
 
 
 def test_request_must_be_an_object() -> None:
-    with pytest.raises(ProtocolViolation):
-        check_request([("n", 1)])
+    for mode in ("openai", "text"):
+        with pytest.raises(InvalidArgument):
+            check_request([("n", 1)], response_mode=mode)
 
 
 # ====================================================== non-streaming body
@@ -1041,13 +1040,13 @@ def test_error_messages_never_render_huge_or_deep_values() -> None:
             with pytest.raises(ProtocolViolation) as info:
                 parse_events(frames)
             assert len(str(info.value)) < 400
-        with pytest.raises(UnsupportedProviderState) as request_info:
-            check_request({"n": bad})
+        with pytest.raises(InvalidArgument) as request_info:
+            check_request({"n": bad}, response_mode="openai")
         assert len(str(request_info.value)) < 400
     with pytest.raises(UnsupportedProviderState):
         ChatCompletionStream(revision=[])  # type: ignore[arg-type]
     with pytest.raises(UnsupportedProviderState):
-        check_request({}, revision={})  # type: ignore[arg-type]
+        check_request({}, response_mode="openai", revision={})  # type: ignore[arg-type]
 
 
 def test_usage_with_an_integer_too_large_for_json_text_is_rejected() -> None:
@@ -1139,20 +1138,20 @@ def test_request_n_in_extra_body_is_checked_even_when_shadowed(extra_body: Any) 
     # Design 3.2: the source's extra_body and the final payload are both checked;
     # an illegal n is not accepted because a valid one shadows it.
     for request in ({"extra_body": extra_body}, {"n": 1, "extra_body": extra_body}):
-        with pytest.raises(UnsupportedProviderState, match=r"extra_body\.n"):
-            check_request(request)
+        with pytest.raises(InvalidArgument, match=r"extra_body\.n"):
+            check_request(request, response_mode="openai")
 
 
 def test_request_extra_body_with_n_one_or_without_n_is_accepted() -> None:
-    assert check_request({"n": 1, "extra_body": {"n": 1, "seed": 3}}) is None
-    assert check_request({"extra_body": {}}) is None
-    assert check_request({"extra_body": None}) is None  # the SDK's default
+    assert check_request({"n": 1, "extra_body": {"n": 1, "seed": 3}}, response_mode="openai") is None
+    assert check_request({"extra_body": {}}, response_mode="openai") is None
+    assert check_request({"extra_body": None}, response_mode="openai") is None  # the SDK's default
 
 
 @pytest.mark.parametrize("extra_body", [[], "n=2", 2, [("n", 2)]])
 def test_request_extra_body_must_be_an_object(extra_body: Any) -> None:
-    with pytest.raises(ProtocolViolation, match="extra_body"):
-        check_request({"extra_body": extra_body})
+    with pytest.raises(InvalidArgument, match="extra_body"):
+        check_request({"extra_body": extra_body}, response_mode="openai")
 
 
 def test_copy_json_error_paths_stay_short_for_long_keys_and_deep_nesting() -> None:

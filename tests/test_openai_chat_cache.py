@@ -9,8 +9,7 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from pcfuzz.contracts.digest import canonical_digest
-from pcfuzz.contracts.errors import ContractError, LimitExceeded, ProtocolViolation
+from pcfuzz.contracts.errors import ContractError, InvalidArgument, LimitExceeded
 from pcfuzz.contracts.openai_chat import (
     ChatCompletionSnapshot,
     EmptyCompletion,
@@ -22,8 +21,6 @@ from pcfuzz.contracts.openai_chat import (
 from pcfuzz.contracts.openai_chat_cache import (
     CACHE_FORMAT,
     CacheMiss,
-    cache_key,
-    cache_key_object,
     decode,
     encode,
     try_decode,
@@ -132,12 +129,12 @@ def test_a_miss_is_a_contract_error() -> None:
 def test_encode_refuses_a_snapshot_the_aggregator_could_not_produce(
     snapshot: ChatCompletionSnapshot,
 ) -> None:
-    with pytest.raises(ProtocolViolation):
+    with pytest.raises(InvalidArgument):
         encode(snapshot)
 
 
 def test_encode_refuses_other_types() -> None:
-    with pytest.raises(ProtocolViolation):
+    with pytest.raises(InvalidArgument):
         encode({"message": {"role": "assistant", "content": "x"}})  # type: ignore[arg-type]
 
 
@@ -184,36 +181,8 @@ def test_turn_snapshot_round_trips_with_extension_fields() -> None:
     assert decode(encode(turn.completion)) == turn.completion
 
 
-# ------------------------------------------------------------- cache key
-
-
-IDENTITY = {"messages": [{"role": "user", "content": "hi"}], "model": "m", "tools": []}
-
-
-def test_default_mode_key_is_byte_identical_to_the_key_without_a_mode() -> None:
-    assert cache_key_object(IDENTITY) == {"request": IDENTITY}
-    assert cache_key(IDENTITY, response_mode="text") == cache_key(IDENTITY)
-    assert cache_key(IDENTITY) == canonical_digest({"request": IDENTITY})
-
-
-def test_openai_mode_is_part_of_the_key() -> None:
-    assert cache_key_object(IDENTITY, response_mode="openai") == {
-        "request": IDENTITY, "response_mode": "openai"}
-    assert cache_key(IDENTITY, response_mode="openai") != cache_key(IDENTITY)
-
-
-@pytest.mark.parametrize("mode", ["json", "", "TEXT", None, 1])
-def test_unknown_response_mode_is_rejected(mode: Any) -> None:
-    with pytest.raises(ProtocolViolation, match="response mode"):
-        cache_key(IDENTITY, response_mode=mode)
-
-
-@pytest.mark.parametrize("identity", [{1: "a"}, {"a": float("inf")}, {"a": object()},
-                                      {"a": {1, 2}}])
-def test_key_identity_must_be_json_with_string_keys(identity: Any) -> None:
-    # json.dumps would coerce {1: "a"} to {"1": "a"}: two identities, one key.
-    with pytest.raises(ProtocolViolation):
-        cache_key(identity)
+# The cache key (design 6) is tested with the seed's rules in
+# tests/test_openai_chat_seed.py.
 
 
 # ============================================================= properties
@@ -281,15 +250,6 @@ def test_a_corrupted_entry_is_a_miss_or_a_valid_product(rendered: Any, data: Any
     assert has_product(snapshot.message)
 
 
-@given(json_values, json_values)
-def test_the_two_modes_never_share_a_key(first: Any, second: Any) -> None:
-    event("same identity" if first == second else "different identities")
-    assert cache_key(first, response_mode="text") != cache_key(second, response_mode="openai")
-    assert cache_key(first) == cache_key(first, response_mode="text")
-    assert (cache_key(first) == cache_key(second)) == (
-        json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True))
-
-
 def test_encode_never_writes_an_entry_that_decode_would_miss() -> None:
     # Python callers can hand the aggregator and the codec values strict JSON would
     # not read back. The aggregator copies with the shared bounds (integers of at
@@ -299,14 +259,14 @@ def test_encode_never_writes_an_entry_that_decode_would_miss() -> None:
         parse_events([{"choices": [{"index": 0, "delta": {"role": "assistant",
                                                           "content": "x"}}]},
                       {"choices": [], "usage": {"total_tokens": 10**1500}}, "[DONE]"])
-    with pytest.raises(LimitExceeded, match="over 1000 digits"):
+    with pytest.raises(InvalidArgument, match="over 1000 digits"):
         encode(ChatCompletionSnapshot({"role": "assistant", "content": "x"}, None, None,
                                       {"total_tokens": 10**1500}))
     # Copyable at the shared depth bound, but two levels deeper inside the entry.
     deep: Any = {}
     for _ in range(510):
         deep = {"d": deep}
-    with pytest.raises(ProtocolViolation, match="would not decode"):
+    with pytest.raises(InvalidArgument, match="would not decode"):
         encode(ChatCompletionSnapshot({"role": "assistant", "content": "x"}, None, None, deep))
     within = ChatCompletionSnapshot({"role": "assistant", "content": "x"}, None, None,
                                     {"total_tokens": 10**900})

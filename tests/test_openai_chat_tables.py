@@ -281,8 +281,8 @@ def test_caller_objects_never_run_code_inside_the_stream(frame: Any) -> None:
 @pytest.mark.parametrize(
     "call",
     [
-        lambda: check_request({_CollidingKey("n"): 2}),
-        lambda: check_request({"extra_body": {_CollidingKey("n"): 2}}),
+        lambda: check_request({_CollidingKey("n"): 2}, response_mode="openai"),
+        lambda: check_request({"extra_body": {_CollidingKey("n"): 2}}, response_mode="openai"),
         lambda: parse_completion({_CollidingKey("error"): 1, "choices": []}),
         lambda: validate_message({_CollidingKey("role"): "x", "content": "x"}),
     ],
@@ -290,7 +290,8 @@ def test_caller_objects_never_run_code_inside_the_stream(frame: Any) -> None:
 )
 def test_caller_objects_never_run_code_in_the_other_entry_points(call: Any) -> None:
     _CollidingKey.calls = 0
-    with pytest.raises(ProtocolViolation, match="non-string key"):
+    # ProtocolViolation for a response, InvalidArgument for the request side.
+    with pytest.raises((ProtocolViolation, InvalidArgument), match="non-string key"):
         call()
     assert _CollidingKey.calls == 0
 
@@ -368,3 +369,17 @@ def test_a_non_string_key_anywhere_fails_closed_and_runs_no_caller_code(
     assert info.value.where is not None and info.value.where.startswith(f"event {position}")
     assert stream.poisoned
     assert _CollidingKey.calls == 0
+
+
+@given(st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=3),
+                 st.lists(st.none(), max_size=1), st.dictionaries(st.text(max_size=1), st.none(),
+                                                                  max_size=1)))
+def test_inline_exact_type_checks_agree_with_the_shared_kinds(value: Any) -> None:
+    # read_fields checks kinds that are one builtin type inline (a speed path); it
+    # must say exactly what kind_ok says.
+    from pcfuzz.contracts._kinds import kind_ok
+    from pcfuzz.contracts.openai_chat._turn import _EXACT_TYPES
+
+    event(type(value).__name__)
+    for kind, exact in _EXACT_TYPES.items():
+        assert (type(value) is exact) == kind_ok(value, kind), (kind, value)

@@ -14,10 +14,15 @@ Every rejection is a :class:`~contracts.errors.ContractError`:
 :class:`~contracts.errors.StreamTruncated` (``close()`` before ``[DONE]``),
 :class:`~contracts.errors.ProtocolViolation` (shapes, types, unknown delta fields,
 conflicts, more than one choice, frames after ``[DONE]``, incomplete tools, no
-role), :class:`EmptyCompletion` (no non-empty content and no complete tool),
+role), :class:`EmptyCompletion` (no complete tool and no content whose legacy text
+projection, :func:`project_text`, is non-empty),
 :class:`~contracts.errors.UnsupportedProviderState` (a non-null ``refusal`` or
-legacy ``function_call``; ``n`` other than 1; an unknown revision),
-:class:`~contracts.errors.LimitExceeded`.
+legacy ``function_call``; an unknown revision),
+:class:`~contracts.errors.LimitExceeded` -- all of disposition ``transient``
+(another attempt may succeed) -- and, on the request side (unknown response mode,
+a structured request in the ``openai`` mode, ``n`` other than 1) and for arguments
+the cache codec and key refuse, :class:`~contracts.errors.InvalidArgument`
+(``rejected``); a cache entry that cannot be replayed is :class:`CacheMiss` (``miss``).
 
 Modules: ``_tables`` (the revisions, as data), ``_turn`` (value types, message
 check), ``_stream`` (the parsers), ``continuation`` (the request side), ``cache``
@@ -47,9 +52,10 @@ from ._turn import (
     ProgressEvent,
     RecoveryCall,
     has_product,
+    project_text,
     validate_message,
 )
-from .cache import cache_key, cache_key_object, decode, encode, try_decode
+from .cache import CacheDeployment, cache_key, cache_key_object, decode, encode, try_decode
 from .continuation import check_request
 
 __all__ = [
@@ -60,6 +66,7 @@ __all__ = [
     "DONE",
     "FIXTURE_DONE_EVENT",
     "PROGRESS_KINDS",
+    "CacheDeployment",
     "CacheMiss",
     "ChatCompletionSnapshot",
     "ChatCompletionStream",
@@ -77,6 +84,7 @@ __all__ = [
     "has_product",
     "parse_completion",
     "parse_events",
+    "project_text",
     "try_decode",
     "validate_message",
 ]

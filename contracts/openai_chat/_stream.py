@@ -83,12 +83,17 @@ def _finish_turn(
     streamed: bool,
     revision: str,
     where: str,
+    model_reported: str | None,
 ) -> ChatCompletionTurn:
     """Apply the product predicate and the terminal gate; build the turn."""
     tables = tables_for(revision)
     if not has_product(message):
+        content = message.get("content")
         raise EmptyCompletion(
-            "empty completion: no non-empty content and no complete tool call"
+            "empty completion: no complete tool call and no content whose text "
+            "projection (think blocks and surrounding whitespace dropped) is non-empty"
+            + (" (the content is only whitespace and think blocks)"
+               if type(content) is str and content else "")
             + (" (reasoning_content alone is not a product)"
                if message.get("reasoning_content") else ""),
             where=where,
@@ -141,6 +146,7 @@ def _finish_turn(
         progress_events=progress,
         streamed=streamed,
         revision=revision,
+        model_reported=model_reported,
     )
     object.__setattr__(turn, "digest", canonical_digest(turn.snapshot()))
     return turn
@@ -215,6 +221,7 @@ class ChatCompletionStream:
         # chunk ``id`` / choice ``finish_reason`` -> its first non-null value.
         self._first_values: dict[str, str] = {}
         self._usage: dict[str, Any] | None = None
+        self._model: str | None = None
         self._progress: list[ProgressEvent] = []
         # What the current frame progressed in; reset by every feed.
         self._kinds: set[str] = set()
@@ -343,6 +350,13 @@ class ChatCompletionStream:
                     where=f"{at}.{name}",
                 )
             self._first_values[name] = value
+        return False
+
+    def _on_model(self, name: str, value: Any, at: str) -> bool:
+        # model_reported: the first valid (non-empty string) value is kept; a later
+        # one, equal or not, never overwrites it.
+        if value and self._model is None:
+            self._model = value
         return False
 
     def _on_usage(self, name: str, value: Any, at: str) -> bool:
@@ -551,6 +565,7 @@ class ChatCompletionStream:
             True,
             self._revision,
             "message",
+            self._model,
         )
 
 
@@ -568,6 +583,7 @@ _HANDLERS: Final[Mapping[str, Mapping[str, _Handler]]] = {
         "error": _S._on_error,
         "choices": _S._on_choices,
         "response_id": _S._on_first_value,
+        "model_reported": _S._on_model,
         "usage": _S._on_usage,
     },
     "choice": {
@@ -751,6 +767,7 @@ def parse_completion(body: object, *, revision: str = REVISION) -> ChatCompletio
         False,
         revision,
         f"{choice_at}.{tables.field_for('body_choice', 'message')}",
+        values.get("model_reported") or None,
     )
 
 

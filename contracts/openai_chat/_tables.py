@@ -48,12 +48,12 @@ FRAME_KINDS: Final = frozenset({"chunk", "done"})
 #: The rules (handlers) each level knows. A table row naming another rule is a
 #: table bug; the parsers check at import that each has exactly these handlers.
 LEVEL_RULES: Final[Mapping[str, frozenset[str]]] = {
-    "chunk": frozenset({"error", "choices", "response_id", "usage"}),
+    "chunk": frozenset({"error", "choices", "response_id", "model_reported", "usage"}),
     "choice": frozenset({"choice_index", "delta", "finish_reason"}),
     "delta": frozenset({"role", "text", "tool_calls", "null_only"}),
     "tool_delta": frozenset({"tool_index", "tool_id", "tool_type", "function"}),
     "function_delta": frozenset({"tool_name", "tool_arguments"}),
-    "body": frozenset({"error", "choices", "response_id", "usage"}),
+    "body": frozenset({"error", "choices", "response_id", "model_reported", "usage"}),
     "body_choice": frozenset({"choice_index", "message", "finish_reason"}),
     "message": frozenset({"role", "text", "tool_calls", "null_only"}),
     "tool_call": frozenset({"tool_id", "tool_type", "function"}),
@@ -63,12 +63,12 @@ LEVEL_RULES: Final[Mapping[str, frozenset[str]]] = {
 # Rules that must name exactly one field of their level (the parser looks the field
 # up by its rule); the others may name any number.
 _SINGLE_RULES: Final[Mapping[str, frozenset[str]]] = {
-    "chunk": frozenset({"error", "choices", "response_id", "usage"}),
+    "chunk": frozenset({"error", "choices", "response_id", "model_reported", "usage"}),
     "choice": frozenset({"choice_index", "delta", "finish_reason"}),
     "delta": frozenset({"role", "tool_calls"}),
     "tool_delta": frozenset({"tool_index", "tool_id", "tool_type", "function"}),
     "function_delta": frozenset({"tool_name", "tool_arguments"}),
-    "body": frozenset({"error", "choices", "response_id", "usage"}),
+    "body": frozenset({"error", "choices", "response_id", "model_reported", "usage"}),
     "body_choice": frozenset({"message", "finish_reason"}),
     "message": frozenset({"role", "tool_calls"}),
     "tool_call": frozenset({"tool_id", "tool_type", "function"}),
@@ -121,8 +121,12 @@ class RevisionTables:
     kinds each accepts (h11-style: a lookup miss is the illegal transition);
     ``closing_states``: where ``close()`` may return a turn (after ``[DONE]``).
     ``request_choice_count``/``request_choice_containers``: the ``n`` a request may
-    ask for and where (``""`` is the payload itself). ``response_modes``: the cache
-    key's response modes, the first being the default.
+    ask for and where (``""`` is the payload itself). ``response_modes``: the
+    request's response modes, the first being the default (legacy ``text``);
+    ``fidelity_mode``: the one mode this library aggregates (``openai``).
+    ``think_tags``: the open and close tag of a think block, which the legacy text
+    projection drops. ``cache_key_ignored_fields``: request fields that are not part
+    of the answer (transport and bookkeeping) and so stay out of the cache key.
     """
 
     levels: Mapping[str, Mapping[str, Field]]
@@ -138,6 +142,9 @@ class RevisionTables:
     request_choice_count: int
     request_choice_containers: tuple[str, ...]
     response_modes: tuple[str, ...]
+    fidelity_mode: str
+    think_tags: tuple[str, str]
+    cache_key_ignored_fields: frozenset[str]
 
     def field_for(self, level: str, rule: str) -> str:
         """The name of the one field of ``level`` that ``rule`` handles."""
@@ -161,6 +168,8 @@ REVISIONS: Final[Mapping[str, RevisionTables]] = {
             "chunk": {
                 "error": Field("any", "error"),
                 "id": Field("str", "response_id"),
+                # The first non-empty model is kept (design 3.4/4.1 model_reported).
+                "model": Field("str", "model_reported"),
                 "usage": Field("object", "usage"),
                 "choices": Field("array", "choices", required=True, nullable=False),
             },
@@ -196,6 +205,7 @@ REVISIONS: Final[Mapping[str, RevisionTables]] = {
                 "error": Field("any", "error"),
                 "choices": Field("array", "choices", required=True, nullable=False),
                 "id": Field("str", "response_id"),
+                "model": Field("str", "model_reported"),
                 "usage": Field("object", "usage"),
             },
             "body_choice": {
@@ -246,6 +256,14 @@ REVISIONS: Final[Mapping[str, RevisionTables]] = {
         # so it may shadow or be shadowed by the top-level value).
         request_choice_containers=("", "extra_body"),
         response_modes=("text", "openai"),
+        fidelity_mode="openai",
+        think_tags=("<think>", "</think>"),
+        # Transport (``stream``, ``stream_options``: set by the caller's library, not
+        # the answer) and bookkeeping fields that never change what the model says.
+        cache_key_ignored_fields=frozenset({
+            "stream", "stream_options", "user", "metadata", "store",
+            "prompt_cache_key", "safety_identifier",
+        }),
     ),
 }
 
@@ -321,6 +339,16 @@ def check_tables(tables: RevisionTables, revision: str) -> None:
     modes = tables.response_modes
     if not modes or len(set(modes)) != len(modes) or not all(type(m) is str for m in modes):
         raise RuntimeError(f"{where}: response_modes must be distinct strings")
+    if tables.fidelity_mode not in modes[1:]:
+        raise RuntimeError(f"{where}: fidelity_mode must be a non-default response mode")
+    opening, closing = tables.think_tags
+    if not (type(opening) is str and type(closing) is str and opening and closing
+            and opening != closing):
+        raise RuntimeError(f"{where}: think_tags must be two distinct non-empty strings")
+    if "messages" in tables.cache_key_ignored_fields or not all(
+        type(name) is str for name in tables.cache_key_ignored_fields
+    ):
+        raise RuntimeError(f"{where}: cache_key_ignored_fields must be strings, never messages")
 
 
 for _name, _entry in REVISIONS.items():

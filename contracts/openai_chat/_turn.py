@@ -28,6 +28,7 @@ __all__ = [
     "ProgressEvent",
     "RecoveryCall",
     "has_product",
+    "project_text",
     "Level",
     "levels_of",
     "read_fields",
@@ -56,11 +57,12 @@ _LABELS: Final[Mapping[str, str]] = {
 @dataclass(frozen=True, slots=True)
 class Level:
     """One level of one revision, prepared for :func:`read_fields`: its fields, each
-    field's position in the table with its row, the required names, closed or open,
-    its label."""
+    field's position in the table with its row and, for a kind that is exactly one
+    builtin type, that type (checked inline, without a :func:`kind_ok` call), the
+    required names, closed or open, its label."""
 
     fields: Mapping[str, Field]
-    slots: Mapping[str, tuple[int, Field]]
+    slots: Mapping[str, tuple[int, Field, type | None]]
     required: frozenset[str]
     closed: bool
     label: str
@@ -70,13 +72,23 @@ def _prepare(tables: RevisionTables) -> Mapping[str, Level]:
     return {
         name: Level(
             fields=fields,
-            slots={field: (position, spec) for position, (field, spec) in enumerate(fields.items())},
+            slots={
+                field: (position, spec, _EXACT_TYPES.get(spec.kind))
+                for position, (field, spec) in enumerate(fields.items())
+            },
             required=frozenset(field for field, spec in fields.items() if spec.required),
             closed=name in tables.closed_levels,
             label=_LABELS.get(name, name),
         )
         for name, fields in tables.levels.items()
     }
+
+
+# Kinds that are exactly one builtin type (``kind_ok`` says the same for them,
+# pinned by a test); the others (int64 range, non-empty, any) go through kind_ok.
+_EXACT_TYPES: Final[Mapping[str, type]] = {
+    "str": str, "object": dict, "array": list, "bool": bool,
+}
 
 
 _LEVELS: Final[Mapping[str, Mapping[str, Level]]] = {
@@ -115,8 +127,14 @@ def read_fields(
             if type(key) is not str or level.closed:
                 return _read_in_order(container, level, at)
             continue
-        position, spec = slot
-        if (not spec.nullable) if value is None else not kind_ok(value, spec.kind):
+        position, spec, exact = slot
+        if value is None:
+            if not spec.nullable:
+                return _read_in_order(container, level, at)
+        elif exact is not None:
+            if type(value) is not exact:
+                return _read_in_order(container, level, at)
+        elif not kind_ok(value, spec.kind):
             return _read_in_order(container, level, at)
         found.append((position, key, spec, value))
     if not level.required <= container.keys():
@@ -232,12 +250,49 @@ def _check_tool_calls(
         seen.add(call_id)
 
 
+def project_text(content: object, *, revision: str = REVISION) -> str:
+    """The legacy text projection of a message's ``content`` (design 3.4 ``_finalize_text``).
+
+    A pure function of its argument: ``None``, an absent value or anything that is
+    not an exact ``str`` projects to ``""``. Otherwise every think block is dropped
+    -- an open tag (``<think>``) up to and including the next close tag
+    (``</think>``), or up to the end when no close tag follows (the model was still
+    thinking) -- and then the surrounding whitespace (``str.strip()``). A close tag
+    without an open tag before it is ordinary text. The protocol message itself is
+    never projected: it keeps whitespace and think tags verbatim. One pass with
+    ``str.find`` (linear; no regular expression backtracking). Raises only
+    :class:`UnsupportedProviderState` for an unknown ``revision``.
+    """
+    opening, closing = tables_for(revision).think_tags
+    if type(content) is not str:
+        return ""
+    start = content.find(opening)
+    if start < 0:
+        return content.strip()
+    kept: list[str] = []
+    position = 0
+    while start >= 0:
+        kept.append(content[position:start])
+        end = content.find(closing, start + len(opening))
+        if end < 0:
+            position = len(content)
+            break
+        position = end + len(closing)
+        start = content.find(opening, position)
+    kept.append(content[position:])
+    return "".join(kept).strip()
+
+
 def has_product(message: Mapping[str, Any]) -> bool:
-    """The value predicate shared by the aggregator and the cache codec.
+    """The one success predicate, shared by the aggregator, the body parser and the
+    cache codec (design 4.2, 6).
 
     True when ``message`` (a message :func:`validate_message` accepts) has at least
-    one tool call or a non-empty ``content`` string. Reasoning alone is not a
-    product. Anything that is not a plain JSON object is no product. Raises nothing.
+    one tool call (the parsers and the codec check tools for completeness before
+    asking), or -- without tools -- a raw protocol ``content`` that is a non-empty
+    string *and* whose legacy projection (:func:`project_text`) is non-empty.
+    Whitespace-only, think-block-only and reasoning-only messages are no product.
+    Anything that is not a plain JSON object is no product. Raises nothing.
     """
     if type(message) is not dict or not all(type(key) is str for key in message):
         return False
@@ -245,7 +300,7 @@ def has_product(message: Mapping[str, Any]) -> bool:
     if type(tools) is list and tools:
         return True
     content = message.get("content")
-    return type(content) is str and len(content) > 0
+    return type(content) is str and len(content) > 0 and project_text(content) != ""
 
 
 # -------------------------------------------------------------------------- types
@@ -333,6 +388,8 @@ class ChatCompletionTurn:
     object); otherwise every tool call of the message is in ``recovery_calls``.
     ``progress_events`` holds one event per progressing frame (empty for a
     non-streaming body). ``revision`` is the contract revision it was parsed under.
+    ``model_reported`` is the first non-empty upstream ``model`` (never overwritten by
+    a later one), or ``None``; it is metadata, outside the snapshot and the digest.
     ``digest`` is the canonical digest of :meth:`snapshot`, taken at the end of
     parsing; :meth:`check_unchanged` re-checks it.
     """
@@ -346,6 +403,7 @@ class ChatCompletionTurn:
     progress_events: tuple[ProgressEvent, ...]
     streamed: bool
     revision: str
+    model_reported: str | None = None
     digest: str = field(default="")
 
     @property
