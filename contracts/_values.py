@@ -19,7 +19,9 @@ from typing import Any, Final, cast
 from .errors import ContractError, InvalidArgument, LimitExceeded, ProtocolViolation
 from .strict_json import DEFAULT_LIMITS, JSONLimits
 
-__all__ = ["preview", "type_name", "copy_json", "check_json_limits", "int_bound"]
+__all__ = [
+    "preview", "type_name", "copy_json", "fast_copy", "NOT_FAST", "check_json_limits", "int_bound"
+]
 
 #: Characters of a string shown in an error message.
 PREVIEW_CHARS: Final = 60
@@ -114,6 +116,136 @@ def _step(key: object) -> str:
     return f".{preview(key, 40)[1:-1]}" if issubclass(type(key), str) else f"[{preview(key)}]"
 
 
+# --- the fast path: small values of exact types within the default bounds ------------
+
+#: What :func:`fast_copy` returns for a value it leaves to the general copier.
+NOT_FAST: Final = object()
+_DEFAULTS: Final = JSONLimits()  # private: DEFAULT_LIMITS itself could be tampered with
+_FAST_CHARS: Final = _DEFAULTS.max_string_chars
+_FAST_BIG: Final = int_bound(_DEFAULTS.max_number_chars)
+_FAST_ITEMS: Final = _DEFAULTS.max_container_items
+_FAST_VALUES: Final = _DEFAULTS.max_values
+if _DEFAULTS.max_depth < 2:  # pragma: no cover - a change of the defaults must revisit this
+    raise RuntimeError("the default JSONLimits are too small for copy_json's fast path")
+
+
+def _utf8(text: str) -> bool:
+    """Whether a non-ASCII ``str`` is free of lone surrogates (UTF-8 encodable)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _scalar_ok(value: object) -> bool:
+    """Whether ``value`` is an exact JSON scalar within the default bounds."""
+    cls = type(value)
+    if cls is str:
+        text: str = value  # type: ignore[assignment]
+        return len(text) <= _FAST_CHARS and (text.isascii() or _utf8(text))
+    if cls is int:
+        number: int = value  # type: ignore[assignment]
+        return -_FAST_BIG < number < _FAST_BIG
+    if cls is float:
+        real: float = value  # type: ignore[assignment]
+        return real - real == 0.0  # false for inf and nan
+    return value is None or cls is bool
+
+
+def flat_copy(value: Any, cls: type) -> Any:
+    """A copy of an exact dict/list whose members are exact JSON scalars, or NOT_FAST."""
+    if len(value) > _FAST_ITEMS:
+        return NOT_FAST
+    if cls is dict:
+        for key, member in value.items():
+            if type(key) is not str or not (key.isascii() or _utf8(key)):
+                return NOT_FAST
+            member_cls = type(member)
+            if member_cls is str:
+                if len(member) > _FAST_CHARS or not (member.isascii() or _utf8(member)):
+                    return NOT_FAST
+            elif member_cls is int:
+                if not -_FAST_BIG < member < _FAST_BIG:
+                    return NOT_FAST
+            elif not _scalar_ok(member):
+                return NOT_FAST
+        return dict(value)  # immutable scalars: the shallow copy is independent
+    for member in value:
+        if not _scalar_ok(member):
+            return NOT_FAST
+    return list(value)
+
+
+def fast_copy(value: object) -> Any:
+    """:func:`copy_json` with the default bounds for the common value, or ``NOT_FAST``.
+
+    Copies exact JSON scalars and exact ``dict``/``list`` values nested at most two
+    levels deep (the bounds of :data:`~contracts.strict_json.DEFAULT_LIMITS`: members
+    per container, values in all, string length, integer digits); everything else (a
+    subclass, a deeper value, anything :func:`copy_json` would reject) returns
+    :data:`NOT_FAST`, and the caller runs :func:`copy_json`, which accepts or rejects
+    it with its message. Never raises and never runs caller code: only exact builtin
+    types are read. A caller that formats its ``what``/``where`` only when this misses
+    skips that work on the common path.
+    """
+    cls = type(value)
+    if cls is dict:
+        size = len(value)  # type: ignore[arg-type]
+        if size > _FAST_ITEMS:
+            return NOT_FAST
+        budget = _FAST_VALUES - 1 - size
+        nested: list[tuple[str, Any]] | None = None
+        for key, member in value.items():  # type: ignore[attr-defined]
+            if type(key) is not str or not (key.isascii() or _utf8(key)):
+                return NOT_FAST
+            member_cls = type(member)
+            # The common kinds inline; the rest by _scalar_ok (a call costs more
+            # than the check on values of a few bytes).
+            if member_cls is str:
+                if len(member) > _FAST_CHARS or not (member.isascii() or _utf8(member)):
+                    return NOT_FAST
+            elif member_cls is int:
+                if not -_FAST_BIG < member < _FAST_BIG:
+                    return NOT_FAST
+            elif member_cls is dict or member_cls is list:
+                budget -= len(member)
+                if budget < 0:
+                    return NOT_FAST
+                inner = flat_copy(member, member_cls)
+                if inner is NOT_FAST:
+                    return NOT_FAST
+                if nested is None:
+                    nested = [(key, inner)]
+                else:
+                    nested.append((key, inner))
+            elif not _scalar_ok(member):
+                return NOT_FAST
+        out = dict(value)  # type: ignore[call-overload]
+        if nested is not None:
+            out.update(nested)
+        return out
+    if cls is list:
+        items = list(value)  # type: ignore[call-overload]
+        if len(items) > _FAST_ITEMS:
+            return NOT_FAST
+        budget = _FAST_VALUES - 1 - len(items)
+        for i, member in enumerate(items):
+            member_cls = type(member)
+            if member_cls is dict or member_cls is list:
+                budget -= len(member)
+                if budget < 0:
+                    return NOT_FAST
+                inner = flat_copy(member, member_cls)
+                if inner is NOT_FAST:
+                    return NOT_FAST
+                items[i] = inner
+            elif not _scalar_ok(member):
+                return NOT_FAST
+        return items
+    return value if _scalar_ok(value) else NOT_FAST
+
+
 def copy_json(
     value: object,
     *,
@@ -137,7 +269,13 @@ def copy_json(
     past a bound and ``error`` (naming ``what`` and the path) for a value JSON cannot
     carry; ``where`` is set on either.
     """
-    bounds = check_json_limits(limits)
+    if limits is None:
+        fast = fast_copy(value)
+        if fast is not NOT_FAST:
+            return fast
+        bounds = _DEFAULTS
+    else:
+        bounds = check_json_limits(limits)
     max_depth = bounds.max_depth
     max_chars = bounds.max_string_chars
     max_items = bounds.max_container_items

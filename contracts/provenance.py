@@ -136,6 +136,8 @@ class _Rejector:
 
 def _check_characters(url: str, reject: _Rejector) -> None:
     """Only printable ASCII, no backslash: anything else a URL parser strips or rewrites."""
+    if url.isascii() and url.isprintable() and " " not in url and "\\" not in url:
+        return  # U+0021..U+007E without a backslash: nothing below would reject it
     last = len(url) - 1
     for index, char in enumerate(url):
         code = ord(char)

@@ -10,6 +10,9 @@ the candidate's absolute rate are printed beside it. Cases:
    1b, on whole documents of 11 KB, 80 KB, 1 MB and 4 MB;
 2. per contract, ``parse_events`` on a 2,000-event stream with two interleaved calls
    vs ``json.loads`` of the same events' JSON text;
+3. the whole wire path (SSE bytes -> Turn through ``contracts.wire.parse_sse``) vs a
+   floor pipeline written in the benchmark, and vs the official SDK's own path where
+   its package is installed (``_bench_wire.py``; rows with a note otherwise);
 4. scaling: the same stream at 2,000 and 8,000 events; the figure is the growth
    exponent log(t8000 / t2000) / log(4), 1.0 for linear;
 5. fuzz throughput: exec/s of each atheris target for a fixed time from an empty
@@ -17,8 +20,7 @@ the candidate's absolute rate are printed beside it. Cases:
 6. hypothesis: examples/s of each rule-based state machine under the ``ci`` profile
    (full run only).
 
-Case 3 (the whole wire path against a floor pipeline and the official SDKs) is not
-built yet. Nothing here is a test: figures vary with the machine, goals are verdicts
+Nothing here is a test: figures vary with the machine, goals are verdicts
 printed for people, and only the record structure is tested.
 """
 
@@ -46,7 +48,7 @@ from pcfuzz.fuzz._targets import Layout, Target, discover, subprocess_env
 __all__ = ["CASE_GROUPS", "Record", "add_arguments", "main", "run"]
 
 #: Case groups in the order they run; ``--cases`` selects among them.
-CASE_GROUPS = ("events", "documents", "streams", "scaling", "fuzz", "hypothesis")
+CASE_GROUPS = ("events", "documents", "streams", "wire", "scaling", "fuzz", "hypothesis")
 
 
 @dataclass
@@ -260,6 +262,60 @@ def scaling_cases(opts: Options) -> list[Record]:
     return records
 
 
+# --- case 3: the whole wire path -----------------------------------------------------
+
+WIRE_GOAL = 2.0
+#: parse_sse at least 10x faster than the SDK's own path: a time ratio of at most 0.1.
+SDK_GOAL = 0.1
+#: Events of the stream the SDK rows use: one SDK reader is quadratic in the stream.
+SDK_EVENTS = 500
+
+
+def wire_cases(opts: Options) -> list[Record]:
+    from pcfuzz.contracts.wire import parse_sse
+    from pcfuzz.fuzz import _bench_wire as wire
+
+    records = []
+    for contract in data.STREAMS:
+        name = contract.replace("_", "-")
+        floor = wire.FLOORS[contract]
+        raw = data.sse_bytes(contract, 2_000)
+        turn = parse_sse(name, raw)
+        if len(floor(raw)) != len(turn.calls):
+            raise RuntimeError(f"{contract}: the floor pipeline and parse_sse disagree")
+        ratios, per_call = paired(
+            lambda name=name, raw=raw: parse_sse(name, raw), lambda floor=floor, raw=raw: floor(raw),
+            opts.n_rounds, opts.round_seconds,
+        )
+        records.append(_timed_record(
+            f"wire {contract}: parse_sse vs floor pipeline, 2,000 events ({len(raw) // 1000} KB)",
+            "wire", "parse_sse(bytes)", "split + json.loads + dict accumulator", ratios,
+            len(raw) / per_call / 1e6, "MB/s", WIRE_GOAL,
+        ))
+        small = data.sse_bytes(contract, SDK_EVENTS)
+        sdk, note = wire.sdk_path(contract, small)
+        if sdk is None:
+            records.append(Record(
+                case=f"wire {contract}: parse_sse vs SDK path", group="wire",
+                candidate="parse_sse(bytes)", baseline="SDK path", ratio=None, ratio_min=None,
+                ratio_max=None, rate=None, rate_unit="MB/s", goal=SDK_GOAL, better="lower",
+                met=None, rounds=0, note=note,
+            ))
+            continue
+        ratios, per_call = paired(
+            lambda name=name, small=small: parse_sse(name, small),
+            lambda sdk=sdk, small=small: sdk(small),
+            min(opts.n_rounds, 3 if opts.quick else 5), opts.round_seconds,
+        )
+        record = _timed_record(
+            f"wire {contract}: parse_sse vs SDK path, {SDK_EVENTS} events", "wire",
+            "parse_sse(bytes)", note, ratios, len(small) / per_call / 1e6, "MB/s", SDK_GOAL,
+        )
+        record.note = note
+        records.append(record)
+    return records
+
+
 # --- case 5: fuzz throughput ----------------------------------------------------------
 
 #: Targets whose input is a byte document (not a structure-aware stream): goal 0.5.
@@ -371,6 +427,7 @@ CASES: dict[str, Callable[[Options], list[Record]]] = {
     "events": events_cases,
     "documents": documents_cases,
     "streams": streams_cases,
+    "wire": wire_cases,
     "scaling": scaling_cases,
     "fuzz": fuzz_cases,
     "hypothesis": hypothesis_cases,

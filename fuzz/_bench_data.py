@@ -23,6 +23,7 @@ __all__ = [
     "gemini_stream",
     "provider_event",
     "responses_stream",
+    "sse_bytes",
     "terminal_event",
 ]
 
@@ -359,3 +360,26 @@ STREAMS = {
     "gemini_interactions": gemini_stream,
     "openai_chat": chat_stream,
 }
+
+
+def sse_bytes(contract: str, total: int = 2_000) -> bytes:
+    """The stream of :data:`STREAMS` ``contract`` as the provider sends it: SSE bytes.
+
+    Responses and Gemini name each event (``event:`` = its ``type``/``event_type``);
+    Anthropic names it and sends the envelope's ``data``; Chat sends bare ``data``
+    lines and the ``[DONE]`` sentinel.
+    """
+    frames, _ = STREAMS[contract](total)
+    out: list[bytes] = []
+    for frame in frames:
+        if contract == "openai_responses":
+            out.append(b"event: " + frame["type"].encode() + b"\ndata: " + _compact(frame))
+        elif contract == "anthropic_messages":
+            out.append(b"event: " + frame["event"].encode() + b"\ndata: " + _compact(frame["data"]))
+        elif contract == "gemini_interactions":
+            out.append(b"event: " + frame["event_type"].encode() + b"\ndata: " + _compact(frame))
+        elif frame == "[DONE]":
+            out.append(b"data: [DONE]")
+        else:
+            out.append(b"data: " + _compact(frame))
+    return b"\n\n".join(out) + b"\n\n"

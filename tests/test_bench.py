@@ -86,3 +86,41 @@ def test_bench_streams_parse_to_two_calls(total: int) -> None:
         assert len(texts) == total, contract
         turn = importlib.import_module(f"pcfuzz.contracts.{contract}").parse_events(frames)
         assert len(turn.calls) == 2, contract
+
+
+def test_wire_case_has_a_floor_row_and_an_sdk_row_per_contract(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from pcfuzz.fuzz import _bench_wire
+
+    # One SDK reported absent, whatever is installed: its row says so instead of a ratio.
+    missing = "no_such_sdk_package_for_the_bench_test"
+    monkeypatch.setitem(_bench_wire.SDK_PATHS, "openai_chat",
+                        (missing, "-", _bench_wire.SDK_PATHS["openai_chat"][2]))
+    monkeypatch.setattr(_bench, "SDK_EVENTS", 20)
+    records = _bench.run(_bench.Options(quick=True, rounds=1, groups=("wire",)))
+    assert len(records) == 2 * len(_bench_data.STREAMS)
+    floors = [r for r in records if "floor pipeline" in r.case]
+    sdks = [r for r in records if "SDK" in r.case]
+    assert len(floors) == len(sdks) == len(_bench_data.STREAMS)
+    for record in floors:
+        assert record.ratio is not None and record.goal == _bench.WIRE_GOAL
+        assert record.met is (record.ratio <= record.goal)
+    chat = next(r for r in sdks if "openai_chat" in r.case)
+    assert chat.ratio is None and chat.met is None and "not installed" in chat.note
+    for record in sdks:
+        assert record.goal == _bench.SDK_GOAL
+        assert (record.ratio is None) == ("skipped" in record.note), record
+
+
+def test_floor_pipelines_find_every_call_of_the_bench_streams() -> None:
+    from pcfuzz.contracts.wire import parse_sse
+    from pcfuzz.fuzz import _bench_wire
+
+    for contract, floor in _bench_wire.FLOORS.items():
+        raw = _bench_data.sse_bytes(contract, 60)
+        turn = parse_sse(contract.replace("_", "-"), raw)
+        arguments = floor(raw)
+        assert turn.calls
+        assert sorted(json.dumps(c.arguments, sort_keys=True) for c in turn.calls) == sorted(
+            json.dumps(a, sort_keys=True) for a in arguments.values()), contract

@@ -377,10 +377,15 @@ def _chat() -> dict[str, Callable[[], Baseline]]:
         "openai_chat_cache.try_decode": lambda: Baseline(
             cache.try_decode, [cache.encode(completion())]),
         "openai_chat_cache.cache_key_object": lambda: Baseline(
-            cache.cache_key_object, [{"model": "m"}]),
+            cache.cache_key_object, [{"model": "m", "messages": []}],
+            {"deployment": oc.CacheDeployment("ns", "salt"), "response_mode": "openai"}),
         "openai_chat.check_request": lambda: Baseline(
             oc.check_request, [{"model": "m", "messages": [], "stream": True, "n": 1}],
             {"response_mode": "openai"}),
+        "openai_chat.project_text": lambda: Baseline(
+            oc.project_text, ["<think>plan</think>  the answer "]),
+        "openai_chat.CacheDeployment": lambda: Baseline(
+            oc.CacheDeployment, ["ns", "salt"], {"tenant_prefix": "t:", "epoch": 3}),
         "openai_chat_cache.encode": lambda: Baseline(cache.encode, [completion()]),
         "openai_chat_cache.decode": lambda: Baseline(cache.decode, [cache.encode(completion())]),
         "openai_chat_cache.cache_key": lambda: Baseline(
@@ -533,7 +538,7 @@ PUBLIC_MODULES = ("strict_json", "provenance", "fixtures", "results", "digest", 
                   "openai_chat", "openai_chat_cache")
 # Classes a caller constructs with its own values. (Streams are driven by the stream
 # properties below; turns, calls, tables and specs are values the library builds.)
-CALLER_CLASSES = ("strict_json.JSONLimits", "_stream.StreamLimits",
+CALLER_CLASSES = ("strict_json.JSONLimits", "_stream.StreamLimits", "openai_chat.CacheDeployment",
                   "results.ModelVisibleToolResult", "sse.SSEDecoder")
 
 

@@ -26,10 +26,10 @@ Rules (see ``docs/gemini_interactions.md`` for the decisions behind each):
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
+from .._kinds import INT64_MAX, INT64_MIN, kind_ok
 from .._stream import (
     FragmentBuffer,
     Poison,
@@ -38,9 +38,10 @@ from .._stream import (
     check_stream_limits,
     drive,
 )
-from .._values import copy_json, preview
+from .._values import NOT_FAST, copy_json, fast_copy, flat_copy, preview
 from ..digest import canonical_bytes
 from ..errors import (
+    ContractError,
     InvalidArgument,
     LimitExceeded,
     ProtocolViolation,
@@ -49,6 +50,7 @@ from ..errors import (
     StrictJSONError,
     UnsupportedProviderState,
 )
+from ..strict_json import JSONLimits
 from ..strict_json import loads as strict_loads
 from ._tables import (
     INPUT_ROLES,
@@ -56,6 +58,7 @@ from ._tables import (
     REVISIONS,
     RevisionTables,
     check_fields,
+    fields_ok,
     meaning_of,
     role_of,
 )
@@ -63,7 +66,6 @@ from ._turn import (
     GeminiFunctionCall,
     GeminiInteractionSnapshot,
     GeminiInteractionsTurn,
-    copy_value,
     seal,
 )
 
@@ -72,6 +74,8 @@ if TYPE_CHECKING:
 
 __all__ = ["GeminiInteractionsStream", "parse_events", "parse_interaction"]
 
+#: The copier's bound on string length (its default limits).
+_MAX_STRING_CHARS: Final = JSONLimits().max_string_chars
 #: The contract's name in messages about its revision.
 _CONTRACT_NAME: Final = "Gemini Interactions"
 
@@ -122,43 +126,135 @@ def _already_answered(call_id: str, where: str) -> ProtocolViolation:
     )
 
 
-class _EventIds:
-    """``event_id`` -> fingerprint of the payload first seen with it.
+# How _read_exact checks a known envelope field: the kinds of the tables, each also
+# checked as a JSON value within the default bounds (the copier's).
+_INT, _STR, _NONEMPTY, _OBJECT, _OTHER = range(5)
+_CODES: Final[Mapping[str, int]] = {"int": _INT, "str": _STR, "nonempty_str": _NONEMPTY,
+                                    "object": _OBJECT}
+#: event_type -> (every known envelope key, (field, check, required) per known field).
+_Shapes = dict[str, tuple[frozenset[str], tuple[tuple[str, int, bool], ...]]]
 
-    A fingerprint is the SHA-256 of the event's canonical JSON (so "same payload" is
-    decidable in constant memory per id); bounded by the stream's event limit.
+
+def _shapes(tables: RevisionTables) -> _Shapes:
+    """Each event type's envelope as _read_exact reads it (built once per stream)."""
+    shapes: _Shapes = {}
+    for event_type, row in tables.event_fields.items():
+        fields = [(f, _CODES.get(k, _OTHER), True) for f, k in row.items()]
+        fields += [(f, _CODES.get(k, _OTHER), False)
+                   for f, k in tables.optional_event_fields.items()]
+        known = frozenset(row) | frozenset(tables.optional_event_fields) | {"event_type"}
+        shapes[event_type] = (known, tuple(fields))
+    return shapes
+
+
+def _read_exact(event: dict[Any, Any], shapes: _Shapes) -> Any:
+    """The stream's copy of a common event, its known fields checked; or ``NOT_FAST``.
+
+    ``event`` is an exact ``dict``. Returned only when every key is an exact ``str``,
+    ``event_type`` is one of the tables, every required field of its row is there,
+    and every known field has its kind and is a JSON value within the copier's
+    bounds (objects copied by :func:`fast_copy`); unknown fields (an open envelope)
+    are copied by :func:`fast_copy` too. Anything else is ``NOT_FAST``: the caller
+    copies the event with :func:`copy_json` and checks it the general way, so this
+    never accepts what that path rejects, nor changes an error. Never raises, never
+    runs caller code.
     """
+    for key in event:
+        if type(key) is not str:
+            return NOT_FAST
+    event_type = event.get("event_type")
+    if type(event_type) is not str:
+        return NOT_FAST
+    shape = shapes.get(event_type)
+    if shape is None:
+        return NOT_FAST
+    known, fields = shape
+    ev = dict(event)
+    if not known.issuperset(event):
+        extra = fast_copy({k: v for k, v in event.items() if k not in known})
+        if extra is NOT_FAST:
+            return NOT_FAST
+        ev.update(extra)
+    for field, check, required in fields:
+        value = event.get(field, NOT_FAST)
+        if value is NOT_FAST:
+            if required:
+                return NOT_FAST
+            continue
+        cls = type(value)
+        if check == _INT:
+            if cls is not int or not INT64_MIN <= value <= INT64_MAX:
+                return NOT_FAST
+        elif check == _OBJECT:
+            if cls is not dict:
+                return NOT_FAST
+            copied = flat_copy(value, dict)
+            if copied is NOT_FAST:
+                copied = fast_copy(value)
+            if copied is NOT_FAST:
+                return NOT_FAST
+            ev[field] = copied
+        elif check == _STR or check == _NONEMPTY:
+            if cls is not str or (check == _NONEMPTY and not value):
+                return NOT_FAST
+            if not (value.isascii() or fast_copy(value) is not NOT_FAST):
+                return NOT_FAST
+            if len(value) > _MAX_STRING_CHARS:
+                return NOT_FAST
+        else:
+            return NOT_FAST  # no such kind in the envelope rows today: the general path
+    return ev
 
-    __slots__ = ("_seen",)
 
-    def __init__(self) -> None:
-        self._seen: dict[str, bytes] = {}
+def _event_type_error(event_type: object, n: int) -> ContractError:
+    """The rejection of an ``event_type`` that is not a string or not in the tables."""
+    if type(event_type) is not str:
+        return ProtocolViolation(
+            f"event_type must be a string, got {preview(event_type)}",
+            where=f"events[{n}].event_type",
+        )
+    return UnsupportedProviderState(
+        f"unknown event_type {preview(event_type)}", where=f"events[{n}].event_type"
+    )
 
-    def replayed(self, event_id: str, event: dict[str, Any], where: str) -> bool:
-        """True for an identical redelivery; raise for the same id with another payload."""
-        fingerprint = hashlib.sha256(canonical_bytes(event)).digest()
-        seen = self._seen.get(event_id)
-        if seen is None:
-            self._seen[event_id] = fingerprint
-            return False
-        if seen != fingerprint:
-            raise ProtocolViolation(
-                f"event_id {preview(event_id)} replayed with a different payload", where=where
-            )
-        return True
+
+def _same_payload(first: dict[str, Any], again: dict[str, Any], event_id: str, n: int) -> bool:
+    """True if an event whose ``event_id`` came before repeats its first payload exactly.
+
+    "Same payload" is decided lazily: the stream keeps each id's first event as copied
+    (its own copy, which the parser never changes) and serializes both canonically
+    only when the id comes again (sorted keys; ``1``, ``1.0`` and ``true`` stay
+    distinct), so a stream whose ids never repeat never serializes an event. Raises
+    for the same id with another payload.
+    """
+    if canonical_bytes(first) != canonical_bytes(again):
+        raise ProtocolViolation(
+            f"event_id {preview(event_id)} replayed with a different payload",
+            where=f"event {n}",
+        )
+    return True
 
 
 class _Step:
     """One step of the stream, keyed by its ``index``; kept in ``step.start`` order."""
 
-    __slots__ = ("index", "type", "role", "start", "deltas", "stopped", "text", "initial",
-                 "arguments")
+    __slots__ = ("index", "type", "role", "start", "delta_types", "deltas", "stopped", "text",
+                 "initial", "arguments")
 
-    def __init__(self, index: int, step_type: str, role: str, start: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        index: int,
+        step_type: str,
+        role: str,
+        start: dict[str, Any],
+        delta_types: frozenset[str],
+    ) -> None:
         self.index = index
         self.type = step_type
         self.role = role
         self.start = start
+        #: The ``delta.type`` values this step type allows (its row of the tables).
+        self.delta_types = delta_types
         self.deltas: list[dict[str, Any]] = []
         self.stopped = False
         self.text: FragmentBuffer | None = None
@@ -187,7 +283,15 @@ class GeminiInteractionsStream:
         self._poison = Poison()
         self._state = self._tables.initial_state
         self._events = 0
-        self._ids = _EventIds()
+        # event_id -> the first event seen with it (see _same_payload); bounded by
+        # the event limit.
+        self._seen: dict[str, dict[str, Any]] = {}
+        # Read on every event: copied out of the tables and limits once.
+        self._max_events = self._limits.max_events
+        self._optional_fields = tuple(self._tables.optional_event_fields.items())
+        self._shapes = _shapes(self._tables)
+        self._index_low, self._index_high = self._tables.index_range
+        self._arguments_delta_fields = self._tables.arguments_delta_fields
         self._steps: list[_Step] = []
         self._by_index: dict[int, _Step] = {}
         self._call_ids: set[str] = set()
@@ -210,7 +314,14 @@ class GeminiInteractionsStream:
 
     def feed(self, event: object) -> None:
         """Consume one event. Raises a ``ContractError``; any exception poisons the stream."""
-        self._poison.run(lambda: self._feed(event))
+        # Poison.run without the closure it takes (one call less per event).
+        poison = self._poison
+        poison.check()
+        try:
+            self._feed(event)
+        except BaseException as exc:
+            poison.poison(exc)
+            raise
 
     def close(self) -> GeminiInteractionsTurn:
         """End of stream: return the turn, or raise (``StreamTruncated`` before the terminal)."""
@@ -220,55 +331,64 @@ class GeminiInteractionsStream:
 
     def _feed(self, event: object) -> None:
         n = self._events
-        self._events += 1
-        where = f"event {n}"
-        if n >= self._limits.max_events:
-            raise LimitExceeded(f"more than {self._limits.max_events} events", where=where)
+        self._events = n + 1
+        if n >= self._max_events:
+            raise LimitExceeded(f"more than {self._max_events} events", where=f"event {n}")
         if type(event) is not dict:
-            raise ProtocolViolation(f"an event must be an object, got {preview(event)}", where=where)
-        ev: dict[str, Any] = copy_value(
-            event, what=f"events[{n}]", error=ProtocolViolation, where=where
-        )
-        tables = self._tables
-        event_type = ev.get("event_type")
-        if event_type is None:
-            _reject_generate_content(tables, ev, f"event {n}", f"events[{n}]")
-        if type(event_type) is not str:
             raise ProtocolViolation(
-                f"event_type must be a string, got {preview(event_type)}",
-                where=f"events[{n}].event_type",
+                f"an event must be an object, got {preview(event)}", where=f"event {n}"
             )
-        fields = tables.event_fields.get(event_type)
-        if fields is None:
-            raise UnsupportedProviderState(
-                f"unknown event_type {preview(event_type)}", where=f"events[{n}].event_type"
-            )
-        for field, kind in tables.optional_event_fields.items():
-            if field in ev:
-                check_fields(ev, {field: kind}, f"events[{n}]")
+        # The stream's own copy, of exact JSON types. The common event is read field by
+        # field (_read_exact: each known field checked once, as its kind and as JSON);
+        # anything else, or anything in doubt, goes through the general copier, which
+        # accepts it or raises what it always raised. Messages and where= are
+        # formatted only on the way to a rejection.
+        ev: dict[str, Any] = _read_exact(event, self._shapes)
+        fields_checked = ev is not NOT_FAST
+        if not fields_checked:
+            ev = copy_json(event, what=f"events[{n}]", where=f"event {n}")
+            event_type = ev.get("event_type")
+            if event_type is None:
+                _reject_generate_content(self._tables, ev, f"event {n}", f"events[{n}]")
+            if type(event_type) is not str or event_type not in self._shapes:
+                raise _event_type_error(event_type, n)
+            for field, kind in self._optional_fields:
+                if field in ev and not kind_ok(ev[field], kind):
+                    check_fields(ev, {field: kind}, f"events[{n}]")  # raises, saying why
+        event_type = ev["event_type"]
         event_id = ev.get("event_id")
-        if event_id is not None and self._ids.replayed(event_id, ev, where):
-            return  # idempotent redelivery: already applied once
-        next_state = tables.transitions[self._state].get(event_type)
+        if event_id is not None:
+            # Lazy fingerprint: keep the first copy, compare only when the id repeats.
+            seen = self._seen.get(event_id)
+            if seen is None:
+                self._seen[event_id] = ev
+            elif _same_payload(seen, ev, event_id, n):
+                return  # idempotent redelivery: already applied once
+        next_state = self._tables.transitions[self._state].get(event_type)
         if next_state is None:
             raise ProtocolViolation(
-                f"{event_type} is not allowed in state {self._state!r}", where=where
+                f"{event_type} is not allowed in state {self._state!r}", where=f"event {n}"
             )
-        check_fields(ev, fields, f"events[{n}]")
+        if not fields_checked:
+            fields = self._tables.event_fields[event_type]
+            if not fields_ok(ev, fields):
+                check_fields(ev, fields, f"events[{n}]")  # raises, saying why
         _HANDLERS[event_type](self, ev, n)
         self._state = next_state
 
     def _index(self, ev: Mapping[str, Any], n: int) -> int:
         index: int = ev["index"]  # an int by the event's field row
-        low, high = self._tables.index_range
-        if not low <= index <= high:
+        if not self._index_low <= index <= self._index_high:
             raise ProtocolViolation(
-                f"index {index} is outside [{low}, {high}]", where=f"events[{n}].index"
+                f"index {index} is outside [{self._index_low}, {self._index_high}]",
+                where=f"events[{n}].index",
             )
         return index
 
     def _open_step(self, ev: Mapping[str, Any], n: int) -> _Step:
-        index = self._index(ev, n)
+        index: int = ev["index"]  # an int by the event's field row
+        if not self._index_low <= index <= self._index_high:
+            self._index(ev, n)  # raises, saying why
         step = self._by_index.get(index)
         if step is None:
             raise ProtocolViolation(
@@ -303,7 +423,7 @@ class GeminiInteractionsStream:
         if len(self._steps) >= self._limits.max_items:
             raise LimitExceeded(f"more than {self._limits.max_items} steps", where=where)
         check_fields(step, self._tables.stream_step_fields[role], where)
-        state = _Step(index, step["type"], role, step)
+        state = _Step(index, step["type"], role, step, self._tables.delta_types[step["type"]])
         if role == "client_call":
             call_id: str = step["id"]
             if call_id in self._call_ids:
@@ -335,30 +455,20 @@ class GeminiInteractionsStream:
         self._answered_ids.add(call_id)
 
     def _on_step_delta(self, ev: dict[str, Any], n: int) -> None:
-        step = self._open_step(ev, n)
+        # _open_step inline: the one event of every fragment.
+        step = self._by_index.get(ev["index"])
+        if step is None or step.stopped:
+            step = self._open_step(ev, n)  # raises, saying why
         delta: dict[str, Any] = ev["delta"]
-        where = f"events[{n}].delta"
         delta_type = delta.get("type")
-        if type(delta_type) is not str:
-            raise ProtocolViolation(
-                f"delta type must be a string, got {preview(delta_type)}", where=f"{where}.type"
-            )
-        delta_types = self._tables.delta_types
-        if delta_type not in delta_types[step.type]:
-            if not any(delta_type in allowed for allowed in delta_types.values()):
-                raise UnsupportedProviderState(
-                    f"unknown delta type {preview(delta_type)}", where=f"{where}.type"
-                )
-            raise ProtocolViolation(
-                f"delta type {preview(delta_type)} not allowed for a {step.type} step",
-                where=f"{where}.type",
-            )
+        if type(delta_type) is not str or delta_type not in step.delta_types:
+            raise self._delta_type_error(step, delta_type, n)
         if step.role != "client_call":
             if step.role == "client_result":
-                self._note_result(delta, where)
+                self._note_result(delta, f"events[{n}].delta")
             step.deltas.append(delta)
             return
-        if not self._tables.arguments_delta_fields.issuperset(delta):
+        if not self._arguments_delta_fields.issuperset(delta):
             # Unknown fields are kept raw; they make the step unprovable for replay.
             step.deltas.append(delta)
         fragment = delta.get("arguments")
@@ -367,14 +477,14 @@ class GeminiInteractionsStream:
         if type(fragment) is not str:
             raise ProtocolViolation(
                 f"arguments must be a string, got {preview(fragment)}",
-                where=f"{where}.arguments",
+                where=f"events[{n}].delta.arguments",
             )
         if not fragment:
             return
         if step.initial:
             raise ProtocolViolation(
                 "argument deltas after a non-empty step.start arguments object",
-                where=f"{where}.arguments",
+                where=f"events[{n}].delta.arguments",
             )
         if step.text is None:
             step.text = FragmentBuffer(
@@ -383,13 +493,27 @@ class GeminiInteractionsStream:
         try:
             size = step.text.append(fragment)
         except LimitExceeded as exc:
-            raise LimitExceeded(exc.message, where=f"{where}.arguments") from exc
+            raise LimitExceeded(exc.message, where=f"events[{n}].delta.arguments") from exc
         self._fragment_bytes += size
         if self._fragment_bytes > self._limits.max_total_fragment_bytes:
             raise LimitExceeded(
                 f"argument text exceeds {self._limits.max_total_fragment_bytes} bytes",
-                where=f"{where}.arguments",
+                where=f"events[{n}].delta.arguments",
             )
+
+    def _delta_type_error(self, step: _Step, delta_type: object, n: int) -> ContractError:
+        """Why a ``step.delta``'s ``delta.type`` is rejected for ``step``."""
+        where = f"events[{n}].delta.type"
+        if type(delta_type) is not str:
+            return ProtocolViolation(
+                f"delta type must be a string, got {preview(delta_type)}", where=where
+            )
+        if not any(delta_type in allowed for allowed in self._tables.delta_types.values()):
+            return UnsupportedProviderState(f"unknown delta type {preview(delta_type)}",
+                                            where=where)
+        return ProtocolViolation(
+            f"delta type {preview(delta_type)} not allowed for a {step.type} step", where=where
+        )
 
     def _on_step_stop(self, ev: dict[str, Any], n: int) -> None:
         step = self._open_step(ev, n)
@@ -542,7 +666,9 @@ def parse_events(
     iterable is rejected like a long list.
     """
     stream = GeminiInteractionsStream(revision=revision, limits=limits)
-    return drive(stream.feed, stream.close, events, stream._limits.max_events)
+    # The unguarded _feed: the first exception ends this call and the stream with it
+    # (no one else holds it), so poisoning it per event would guard nothing.
+    return drive(stream._feed, stream.close, events, stream._max_events)
 
 
 # ----------------------------------------------------------------- snapshots
@@ -592,9 +718,7 @@ def parse_interaction(
         raise ProtocolViolation(
             f"interaction must be an object, got {preview(interaction)}", where="interaction"
         )
-    obj: dict[str, Any] = copy_value(
-        interaction, what="interaction", error=ProtocolViolation, where="interaction"
-    )
+    obj: dict[str, Any] = copy_json(interaction, what="interaction", where="interaction")
     if "status" not in obj:
         _reject_generate_content(tables, obj, "interaction", "interaction")
     check_fields(obj, tables.interaction_fields, "interaction")

@@ -28,6 +28,7 @@ __all__ = [
     "REPLAY_RULES",
     "check_tables",
     "check_fields",
+    "fields_ok",
     "role_of",
     "meaning_of",
 ]
@@ -378,6 +379,24 @@ def check_fields(
         if not kind_ok(value, kind):
             got = f"got {preview(value)}" if field in obj else "it is absent"
             raise error(f"{field} must be {KIND_WORDS[kind]}, {got}", where=f"{where}.{field}")
+
+
+#: Kinds that are one exact type (checked inline by :func:`fields_ok`).
+_EXACT_KINDS: Final[Mapping[str, type]] = {"str": str, "object": dict, "array": list,
+                                            "bool": bool}
+
+
+def fields_ok(obj: Mapping[str, Any], fields: Mapping[str, str]) -> bool:
+    """Whether :func:`check_fields` would pass (no message formatted: the common case)."""
+    for field, kind in fields.items():
+        value = obj.get(field)
+        exact = _EXACT_KINDS.get(kind)
+        if exact is not None:
+            if type(value) is not exact:
+                return False
+        elif not kind_ok(value, kind):
+            return False
+    return True
 
 
 def role_of(

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeVar
 
 from .._stream import check_revision
-from .._values import copy_json, preview
+from .._values import preview
 from ..digest import canonical_bytes, canonical_digest
 from ..errors import ContractError, SnapshotMutated
 from ._tables import REVISIONS
@@ -28,8 +28,6 @@ __all__ = [
     "AnyTurn",
     "seal",
     "verified_snapshot",
-    "copy_value",
-    "check_keys",
 ]
 
 #: The contract name bound into every snapshot (and used in messages).
@@ -250,39 +248,3 @@ def _check_plain(value: object) -> None:
                 f"turn holds {preview(node)}, not a JSON value: changed after parsing",
                 where="turn",
             )
-
-
-
-
-def copy_value(
-    value: object, *, what: str, error: type[ContractError], where: str | None
-) -> Any:
-    """:func:`~contracts._values.copy_json`, then :func:`check_keys` on the copy."""
-    copied = copy_json(value, what=what, error=error, where=where)
-    check_keys(copied, what=what, error=error, where=where)
-    return copied
-
-
-def check_keys(value: Any, *, what: str, error: type[ContractError], where: str | None) -> None:
-    """Raise ``error`` if an object key in a copied JSON value holds a lone surrogate.
-
-    The one check the shared copier lacks (it checks string values, not keys). A
-    workaround: once ``copy_json`` checks keys, this and :func:`copy_value` go.
-    """
-    stack: list[Any] = [value]
-    while stack:
-        node = stack.pop()
-        if type(node) is dict:
-            for key, child in node.items():
-                if not key.isascii():
-                    try:
-                        key.encode("utf-8")
-                    except UnicodeEncodeError:
-                        raise error(
-                            f"{what} has an object key with a lone surrogate code point",
-                            where=where,
-                        ) from None
-                if type(child) is dict or type(child) is list:
-                    stack.append(child)
-        elif type(node) is list:
-            stack.extend(c for c in node if type(c) is dict or type(c) is list)

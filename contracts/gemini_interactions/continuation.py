@@ -23,8 +23,6 @@ from ._turn import (
     AnyTurn,
     GeminiInteractionSnapshot,
     GeminiInteractionsTurn,
-    check_keys,
-    copy_value,
     verified_snapshot,
 )
 
@@ -80,12 +78,12 @@ def _caller_list(value: object, what: str) -> list[Any]:
         value = list(tuple.__iter__(value))  # type: ignore[arg-type]
     if not issubclass(type(value), list):
         raise ContinuationError(f"{what} must be a list, got {preview(value)}", where=what)
-    copied: list[Any] = copy_value(value, what=what, error=ContinuationError, where=what)
+    copied: list[Any] = copy_json(value, what=what, error=ContinuationError, where=what)
     return copied
 
 
 def _caller_object(value: object, what: str) -> dict[str, Any]:
-    copied = copy_value(value, what=what, error=ContinuationError, where=what)
+    copied = copy_json(value, what=what, error=ContinuationError, where=what)
     if type(copied) is not dict:
         raise ContinuationError(f"{what} must be an object, got {preview(value)}", where=what)
     return copied
@@ -203,7 +201,6 @@ def _base_request(
         tables.protected_request_fields,
         foreign=tables.foreign_structured_output_fields,
     )
-    check_keys(controls, what="request_controls", error=ContinuationError, where="request_controls")
     request.update(controls)
     return request
 
