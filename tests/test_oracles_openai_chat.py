@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from _oracles import assert_conforms, marks
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from _oracles import assert_conforms, marks
 from pcfuzz.contracts.errors import ContractError, StreamTruncated
 from pcfuzz.contracts.openai_chat import parse_events
 from pcfuzz.contracts.wire import parse_sse

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from _oracles import assert_conforms, marks
 from hypothesis import event, given
 from hypothesis import strategies as st
 
@@ -14,8 +15,6 @@ from pcfuzz.contracts.wire import parse_sse
 from pcfuzz.strategies import openai_responses as gen
 from pcfuzz.strategies import sdk_oracles
 from pcfuzz.strategies.sse import render_api_events
-
-from _oracles import assert_conforms, marks
 
 pytestmark = marks("openai")
 CONTRACT = "openai-responses"
