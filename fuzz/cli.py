@@ -28,6 +28,8 @@ from pathlib import Path
 
 from pcfuzz.fuzz._check import add_parser as add_check_parser
 from pcfuzz.fuzz._check import cmd_check
+from pcfuzz.fuzz._drift import add_parser as add_drift_parser
+from pcfuzz.fuzz._drift import cmd_drift
 from pcfuzz.fuzz._targets import Layout, Target, TargetNotFound, corpus_stats, discover, resolve
 from pcfuzz.fuzz._triage import ReplayError
 
@@ -364,6 +366,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_bench_arguments(p)
     add_check_parser(sub)
+    add_drift_parser(sub)
     return parser
 
 
@@ -383,6 +386,7 @@ COMMANDS = {
     "replay": cmd_replay,
     "bench": cmd_bench,
     "check": cmd_check,
+    "drift": cmd_drift,
 }
 
 
