@@ -32,6 +32,8 @@ from pathlib import Path
 
 from pcfuzz.fuzz._check import add_parser as add_check_parser
 from pcfuzz.fuzz._check import cmd_check
+from pcfuzz.fuzz._drift import add_parser as add_drift_parser
+from pcfuzz.fuzz._drift import cmd_drift
 from pcfuzz.fuzz._targets import (
     Layout,
     LayoutError,
@@ -428,6 +430,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_bench_arguments(p)
     add_check_parser(sub)
+    add_drift_parser(sub)
     return parser
 
 
@@ -448,6 +451,7 @@ COMMANDS = {
     "show": cmd_show,
     "bench": cmd_bench,
     "check": cmd_check,
+    "drift": cmd_drift,
 }
 
 

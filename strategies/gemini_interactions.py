@@ -86,6 +86,9 @@ class StepModel:
             return {"type": "thought", "signature": "sig-" + self.call_id}
         if self.type.endswith("_call"):
             return {"type": self.type, "id": "hosted-" + self.call_id}
+        if self.type == "function_result":
+            # ``result`` is required by the SDK type (a string, an object or content).
+            return {"type": self.type, "call_id": "call-" + self.call_id, "result": self.text}
         if self.type.endswith("_result"):
             return {"type": self.type, "call_id": "hosted-" + self.call_id}
         return {"type": self.type}

@@ -361,7 +361,10 @@ def rendered_streams(
     # An earlier usage object is replaced by the last one.
     earlier_usage = model.usage is not None and draw(st.booleans())
     for _ in range(int(earlier_usage)):
-        frames.append({"choices": [], "usage": {"prompt_tokens": draw(st.integers(0, 9))}})
+        # A whole usage object (the SDK's CompletionUsage requires all three counters).
+        tokens = draw(st.integers(0, 9))
+        frames.append({"choices": [], "usage": {"prompt_tokens": tokens, "completion_tokens": 0,
+                                                "total_tokens": tokens}})
         partial.append(state.message())
     if model.usage is not None:
         frames.append({"choices": [], "usage": copy.deepcopy(model.usage)})

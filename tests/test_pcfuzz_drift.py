@@ -1,0 +1,72 @@
+"""`pcfuzz drift`: the installed SDK types against the pinned revision (oracle tests)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from _oracles import marks
+
+from pcfuzz.fuzz import _drift
+from pcfuzz.fuzz.cli import main
+
+pytestmark = [*marks("openai"), *marks("anthropic"), *marks("google-genai")]
+
+
+def rows(contract: str) -> set[tuple[str, str, str, bool]]:
+    data = _drift.report([contract], "2026-07-21")
+    return {(r["axis"], r["change"], r["value"], r["execution"])
+            for r in data["contracts"][contract]["changes"]}
+
+
+def test_responses_arguments_done_lost_name() -> None:
+    assert ("fields of response.function_call_arguments.done", "not in SDK", "name",
+            True) in rows("openai-responses")
+
+
+def test_interactions_gained_statuses_and_steps() -> None:
+    got = rows("gemini-interactions")
+    for status in ("requires_continuation", "queued", "idle"):
+        assert ("interaction statuses", "new", status, True) in got
+    for step in ("processing_call", "processing_result", "retrieval_call", "retrieval_result",
+                 "tool_search_call", "tool_search_result"):
+        assert ("step types", "new", step, True) in got
+
+
+def test_anthropic_stop_reasons_are_already_pinned() -> None:
+    # model_context_window_exceeded is in the SDK's StopReason and in 2026-07-21:
+    # no stop-reason row at all.
+    from anthropic.types.stop_reason import StopReason
+
+    assert "model_context_window_exceeded" in _drift._literals(StopReason)
+    assert not [r for r in rows("anthropic-messages") if r[0] == "stop reasons"]
+
+
+def test_set_and_field_changes_classify_execution() -> None:
+    import pydantic
+
+    class Event(pydantic.BaseModel):
+        a: str
+        b: str | None = None
+        c: int
+
+    got = _drift._field_changes("x", "fields", ["a", "b", "gone"], Event)
+    assert [(r.change, r.value, r.execution) for r in got] == [
+        ("now optional", "b", True), ("not in SDK", "gone", True), ("now required", "c", False)]
+    got = _drift._set_changes("x", "statuses", ["old", "same"], ["same", "fresh"])
+    assert [(r.change, r.value, r.execution) for r in got] == [
+        ("new", "fresh", True), ("removed", "old", False)]
+
+
+def test_cli_table_json_and_strict(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["drift", "--contract", "gemini-interactions"]) == 0
+    table = capsys.readouterr().out
+    assert "requires_continuation" in table and "EXECUTION" in table
+    assert main(["drift", "--contract", "openai-responses", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["execution_drift"] is True
+    assert data["contracts"]["openai-responses"]["revision"] == "2026-07-21"
+    assert main(["drift", "--strict", "--contract", "openai-responses"]) == 1
+    capsys.readouterr()
+    # Anthropic has only an informational row (a beta block the SDK no longer lists).
+    assert main(["drift", "--strict", "--contract", "anthropic-messages"]) == 0
