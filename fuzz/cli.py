@@ -10,6 +10,7 @@ triage and the regression store.
     pcfuzz replay [TARGET ...] [--update]
     pcfuzz bench [--quick] [--json FILE] [--markdown]
     pcfuzz check --contract CONTRACT FILE [--json]
+    pcfuzz conform --contract CONTRACT --adapter MODULE:FUNCTION [--budget S] [--strict] [--json]
 
 TARGET is a short name (``strict-json``; ``strict_json`` and ``fuzz_strict_json``
 work too; contract names such as ``openai-responses`` name the provider targets).
@@ -28,6 +29,8 @@ from pathlib import Path
 
 from pcfuzz.fuzz._check import add_parser as add_check_parser
 from pcfuzz.fuzz._check import cmd_check
+from pcfuzz.fuzz._conform import add_parser as add_conform_parser
+from pcfuzz.fuzz._conform import cmd_conform
 from pcfuzz.fuzz._targets import Layout, Target, TargetNotFound, corpus_stats, discover, resolve
 from pcfuzz.fuzz._triage import ReplayError
 
@@ -364,6 +367,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_bench_arguments(p)
     add_check_parser(sub)
+    add_conform_parser(sub)
     return parser
 
 
@@ -383,6 +387,7 @@ COMMANDS = {
     "replay": cmd_replay,
     "bench": cmd_bench,
     "check": cmd_check,
+    "conform": cmd_conform,
 }
 
 
