@@ -318,7 +318,7 @@ def families(contract: str, *, strict: bool = False) -> list[str]:
     ``valid``, ``interleaved``, then one per mutation family (``truncation``,
     ``terminal``, ``replay``, ...; the ``strictness`` ones only with ``strict``)."""
     out = list(VALID_FAMILIES)
-    for name, (label, fam) in _LABEL_TABLES[contract].items():
+    for label, fam in _LABEL_TABLES[contract].values():
         if fam not in out and (strict or label == "safety"):
             out.append(fam)
     return out
