@@ -280,3 +280,37 @@ def test_the_tutorial_example_fails_against_a_parser_that_releases_early(
     assert "FAILED test_toy_anthropic.py::test_toy_parser[truncation]" in run.stdout, run.stdout
     assert "minimal stream" in run.stdout
     assert list((tmp_path / "conform-regressions" / "anthropic-messages").glob("*.jsonl"))
+
+
+# ----------------------------------------------------------------- SDK accumulators (oracles)
+
+
+def _sdk(contract: str) -> Any:
+    from pcfuzz.fuzz import oracles
+
+    if not oracles.available(contract):
+        pytest.skip(f"the {contract} SDK is not installed (pip install pcfuzz[oracles])")
+    return oracles.ORACLES[contract]
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("contract", ["anthropic-messages", "openai-chat"])
+def test_sdk_accumulators_release_calls_of_truncated_streams(contract: str) -> None:
+    # What the README reports: neither accumulator has a terminal gate of its own.
+    report = _conform.conform(_sdk(contract), contract, families=["truncation"])
+    assert [f.family for f in report.findings] == ["truncation"], report.text()
+    assert report.findings[0].got.startswith("returned")
+
+
+@pytest.mark.oracle
+def test_sdk_accumulators_release_exactly_the_calls_of_valid_anthropic_turns() -> None:
+    report = _conform.conform(_sdk("anthropic-messages"), "anthropic-messages",
+                              families=["valid", "interleaved"])
+    assert not report.findings, report.text()
+
+
+@pytest.mark.oracle
+def test_the_responses_stream_state_rejects_truncated_streams() -> None:
+    report = _conform.conform(_sdk("openai-responses"), "openai-responses",
+                              families=["valid", "truncation"])
+    assert not report.findings, report.text()
