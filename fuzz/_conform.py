@@ -392,13 +392,15 @@ def run_family(adapter: Adapter, contract: str, family: str, *, input: str = "ev
 def conform(adapter: Adapter, contract: str, *, input: str = "events", strict: bool = False,
             budget_s: float | None = None, families: list[str] | None = None,
             regressions: Path | None = None, adapter_name: str = "adapter",
-            progress: Callable[[str], None] | None = None, batch: int = 100) -> Report:
+            progress: Callable[[str], None] | None = None, batch: int = 100,
+            max_examples: int | None = None) -> Report:
     """Replay saved regressions, then run every family.
 
     ``budget_s``: seconds shared evenly by the families, each running hypothesis
     batches of ``batch`` examples until its share is spent or a violation is found
     (at least one batch); ``None``: one run per family with the loaded hypothesis
-    profile's ``max_examples``. New findings are saved to ``regressions``.
+    profile's ``max_examples`` (or ``max_examples``). New findings are saved to
+    ``regressions``.
     """
     from pcfuzz.strategies import conformance as kit
 
@@ -428,7 +430,8 @@ def conform(adapter: Adapter, contract: str, *, input: str = "events", strict: b
         examples = 0
         result: tuple[Any, Any, str] | None = None
         if budget_s is None:
-            result, examples = run_family(adapter, contract, name, input=input, strict=strict)
+            result, examples = run_family(adapter, contract, name, input=input, strict=strict,
+                                          max_examples=max_examples)
         else:
             share = budget_s / len(chosen)
             while True:
