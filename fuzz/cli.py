@@ -12,6 +12,7 @@ triage and the regression store.
     pcfuzz show INPUT [--target T] [--json]
     pcfuzz bench [--quick] [--json FILE] [--markdown]
     pcfuzz check --contract CONTRACT FILE [--json]
+    pcfuzz conform --contract CONTRACT --adapter MODULE:FUNCTION [--budget S] [--strict] [--json]
 
 TARGET is a short name (``strict-json``; ``strict_json`` and ``fuzz_strict_json``
 work too; contract names such as ``openai-responses`` name the provider targets).
@@ -32,6 +33,8 @@ from pathlib import Path
 
 from pcfuzz.fuzz._check import add_parser as add_check_parser
 from pcfuzz.fuzz._check import cmd_check
+from pcfuzz.fuzz._conform import add_parser as add_conform_parser
+from pcfuzz.fuzz._conform import cmd_conform
 from pcfuzz.fuzz._drift import add_parser as add_drift_parser
 from pcfuzz.fuzz._drift import cmd_drift
 from pcfuzz.fuzz._targets import (
@@ -431,6 +434,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_bench_arguments(p)
     add_check_parser(sub)
     add_drift_parser(sub)
+    add_conform_parser(sub)
     return parser
 
 
@@ -452,6 +456,7 @@ COMMANDS = {
     "bench": cmd_bench,
     "check": cmd_check,
     "drift": cmd_drift,
+    "conform": cmd_conform,
 }
 
 

@@ -24,6 +24,7 @@ __all__ = [
     "Mutated",
     "KNOWN_STOP_REASONS",
     "MUTATIONS",
+    "MUTATION_LABELS",
     "SERVER_RESULT_TYPES",
     "turn_models",
     "render",
@@ -358,11 +359,52 @@ MUTATIONS = (
     "server_result_claims_client_id",
 )
 
+#: What each mutation means for any parser (the conformance kit's labels, next to
+#: the mutations so that a new one cannot be added unlabelled; a test checks both
+#: lists agree): ``(label, family)``. ``safety``: the stream is not a complete,
+#: unambiguous tool-use turn, so releasing any call is a violation. ``strictness``:
+#: this project's own fail-closed policy (unknown shapes, usage, envelope drift).
+MUTATION_LABELS: dict[str, tuple[str, str]] = {
+    "envelope_drift": ("strictness", "drift"),
+    "block_overlap": ("safety", "overlap"),
+    "reused_index": ("safety", "reused_index"),
+    "dropped_stop": ("safety", "overlap"),
+    "truncation": ("safety", "truncation"),
+    "eager_invalid_json": ("safety", "arguments"),
+    "invalid_json_without_eager": ("safety", "arguments"),
+    "stop_reason_swap": ("safety", "terminal"),
+    "fallback_block": ("strictness", "unknown"),
+    "unknown_block": ("strictness", "unknown"),
+    "usage_regression": ("strictness", "usage"),
+    "delta_mismatch": ("strictness", "drift"),
+    "delta_for_closed_block": ("strictness", "drift"),
+    "error_event": ("safety", "terminal"),
+    "stop_reason_changed": ("safety", "terminal"),
+    "max_tokens_cuts_last_input": ("safety", "terminal"),
+    "non_direct_caller": ("strictness", "unknown"),
+    "null_required_usage": ("strictness", "usage"),
+    "server_result_claims_client_id": ("safety", "id_confusion"),
+}
+
 
 @st.composite
-def mutated_streams(draw: st.DrawFn, mutation: str | None = None) -> Mutated:
-    """A valid stream with one mutation applied, and the required outcome."""
+def mutated_streams(
+    draw: st.DrawFn, mutation: str | None = None, *, tool_turn: bool = False
+) -> Mutated:
+    """A valid stream with one mutation applied, and the required outcome.
+
+    ``tool_turn``: mutate only turns that would release calls unmutated (at least
+    one client call, ``stop_reason`` ``tool_use``) wherever the mutation leaves the
+    terminal alone; the conformance kit uses it so that every example can catch a
+    parser that releases what it should not.
+    """
     name = mutation or draw(st.sampled_from(MUTATIONS))
+
+    def turns(stop_reason: str | None = None) -> st.SearchStrategy[TurnModel]:
+        if not tool_turn:
+            return turn_models(stop_reason=stop_reason)
+        return turn_models(stop_reason=stop_reason or "tool_use", require_client=True)
+
     if name in ("eager_invalid_json", "invalid_json_without_eager", "max_tokens_cuts_last_input"):
         # Incomplete client input. Eager streaming excuses it anywhere (recovery);
         # without eager only a max_tokens cut of the LAST block is excused
@@ -373,7 +415,7 @@ def mutated_streams(draw: st.DrawFn, mutation: str | None = None) -> Mutated:
             if name == "max_tokens_cuts_last_input"
             else draw(st.sampled_from(["max_tokens", "tool_use", "end_turn"]))
         )
-        turn = draw(turn_models(stop_reason=stop))
+        turn = draw(turns(stop))
         extra = draw(_client_tool(min_args=1))
         blocks = list(turn.blocks)
         position = (
@@ -396,7 +438,7 @@ def mutated_streams(draw: st.DrawFn, mutation: str | None = None) -> Mutated:
             return Mutated(name, events, "recovery")
         return Mutated(name, events, "StrictJSONError")
     if name == "fallback_block" or name == "unknown_block":
-        turn = draw(turn_models())
+        turn = draw(turns())
         blocks = list(turn.blocks)
         if name == "fallback_block":
             inserted = Block(
@@ -412,16 +454,16 @@ def mutated_streams(draw: st.DrawFn, mutation: str | None = None) -> Mutated:
             st.sampled_from([r for r in KNOWN_STOP_REASONS if r != "tool_use"])
             | st.from_regex(r"[a-z_]{3,20}", fullmatch=True).filter(lambda r: r != "tool_use")
         )
-        turn = draw(turn_models(stop_reason=reason))
+        turn = draw(turns(reason))
         return Mutated(name, render(draw, turn), "no_calls")
     if name == "usage_regression":
-        turn = draw(turn_models())
+        turn = draw(turns())
         turn = replace(turn, output_start=turn.output_end + draw(st.integers(1, 50)))
         return Mutated(name, render(draw, turn), "ProtocolViolation")
 
     if name == "non_direct_caller":
         # A client tool_use called from code execution (programmatic tool calling).
-        turn = draw(turn_models())
+        turn = draw(turns())
         if not any(b.kind == "tool_use" for b in turn.blocks):
             ids = {b.fields.get("id") for b in turn.blocks}
             call_id = "direct-or-not"
@@ -447,7 +489,7 @@ def mutated_streams(draw: st.DrawFn, mutation: str | None = None) -> Mutated:
         return Mutated(name, events, "UnsupportedProviderState")
     if name == "server_result_claims_client_id":
         # Only the host answers a client call: a server result naming one conflicts.
-        turn = draw(turn_models(require_client=True))
+        turn = draw(turn_models(stop_reason="tool_use" if tool_turn else None, require_client=True))
         blocks = list(turn.blocks)
         client_id = draw(st.sampled_from([b.fields["id"] for b in blocks if b.kind == "tool_use"]))
         forged = Block(
@@ -456,7 +498,7 @@ def mutated_streams(draw: st.DrawFn, mutation: str | None = None) -> Mutated:
         blocks.insert(draw(st.integers(0, len(blocks))), forged)
         return Mutated(name, render(draw, replace(turn, blocks=tuple(blocks))), "ProtocolViolation")
     if name == "null_required_usage":
-        turn = draw(turn_models())
+        turn = draw(turns())
         events = render(draw, turn)
         where = draw(st.sampled_from(["start_input", "start_output", "delta_output"]))
         if where == "delta_output":
@@ -466,7 +508,7 @@ def mutated_streams(draw: st.DrawFn, mutation: str | None = None) -> Mutated:
             usage["input_tokens" if where == "start_input" else "output_tokens"] = None
         return Mutated(name, events, "ProtocolViolation")
 
-    turn = draw(turn_models())
+    turn = draw(turns())
     if name in ("block_overlap", "reused_index", "dropped_stop", "delta_mismatch", "delta_for_closed_block"):
         if not turn.blocks:
             turn = replace(turn, blocks=(Block("text", {"text": ""}, stream_text="x"),))

@@ -253,6 +253,23 @@ def rendered_streams(draw: st.DrawFn, model: TurnModel | None = None, **kw: Any)
 
 # ------------------------------------------------------------------ mutators
 
+#: What each mutator means for any parser (the conformance kit's labels; a test
+#: checks that every mutator below has one): ``(label, family)``. ``safety``: the
+#: stream is not a complete, unambiguous turn (an identical replay is the exception
+#: the contract allows: nothing, or exactly the model's calls). ``strictness``: this
+#: project's fail-closed policy for shapes outside the pinned v1 union.
+#: ``with_status`` appears twice: with :data:`TERMINAL_FAILURES` (safety) and with
+#: :data:`UNPINNED_STATUSES` (strictness).
+MUTATION_LABELS: dict[str, tuple[str, str]] = {
+    "replayed_same": ("safety", "replay"),
+    "replayed_conflict": ("safety", "replay"),
+    "truncated": ("safety", "truncation"),
+    "with_foreign_step": ("strictness", "unknown"),
+    "with_foreign_delta": ("strictness", "unknown"),
+    "with_status:failures": ("safety", "terminal"),
+    "with_status:unpinned": ("strictness", "unknown"),
+}
+
 
 @st.composite
 def replayed_same(draw: st.DrawFn, rendered: RenderedStream) -> list[dict[str, Any]]:

@@ -500,6 +500,30 @@ MUTATIONS: dict[str, type[ContractError]] = {
     "wrong_field_type": ProtocolViolation,
 }
 
+#: What each mutation means for any parser (the conformance kit's labels; a test
+#: checks both tables agree): ``(label, family)``. ``safety``: the stream is not a
+#: complete, unambiguous turn, so releasing any call is a violation. ``strictness``:
+#: this project's fail-closed policy (shapes, types, unknown fields).
+MUTATION_LABELS: dict[str, tuple[str, str]] = {
+    "error_frame": ("safety", "terminal"),
+    "missing_done": ("safety", "truncation"),
+    "truncated": ("safety", "truncation"),
+    "conflicting_tool_id": ("safety", "id_confusion"),
+    "conflicting_finish_reason": ("safety", "terminal"),
+    "conflicting_response_id": ("strictness", "drift"),
+    "bool_choice_index": ("strictness", "drift"),
+    "bool_tool_index": ("strictness", "drift"),
+    "extra_choice": ("strictness", "drift"),
+    "unknown_delta_field": ("strictness", "drift"),
+    "unknown_tool_delta_field": ("strictness", "drift"),
+    "frame_after_done": ("safety", "terminal"),
+    "wrong_role": ("strictness", "drift"),
+    "non_object_frame": ("strictness", "drift"),
+    "duplicate_tool_id": ("safety", "id_confusion"),
+    "tool_index_out_of_range": ("strictness", "drift"),
+    "wrong_field_type": ("strictness", "drift"),
+}
+
 # The int64 range of the wire format bounds a tool index (this model's own belief).
 MODEL_MAX_TOOL_INDEX = 2**63 - 1
 
@@ -520,11 +544,19 @@ def _chunk(delta: dict[str, Any], **choice: Any) -> dict[str, Any]:
 
 @st.composite
 def mutated_streams(
-    draw: st.DrawFn, kinds: tuple[str, ...] = tuple(MUTATIONS)
+    draw: st.DrawFn,
+    kinds: tuple[str, ...] = tuple(MUTATIONS),
+    models: st.SearchStrategy[CompletionModel] | None = None,
 ) -> tuple[str, list[Any], type[ContractError]]:
-    """A valid stream with one mutation: ``(mutation, frames, expected error class)``."""
+    """A valid stream with one mutation: ``(mutation, frames, expected error class)``.
+
+    ``models``: the completions to mutate (default: any with a product); the
+    conformance kit passes executable ones, so every example can catch a parser
+    that releases what it should not.
+    """
     kind = draw(st.sampled_from(kinds))
-    rendered = draw(rendered_streams().filter(lambda r: _applicable(kind, r.frames, r.model)))
+    streams = rendered_streams() if models is None else models.flatmap(rendered_streams)
+    rendered = draw(streams.filter(lambda r: _applicable(kind, r.frames, r.model)))
     frames = copy.deepcopy(rendered.frames)
     model = rendered.model
     body = frames[:-1]  # without [DONE]

@@ -547,6 +547,29 @@ MUTATORS: tuple[Mutator, ...] = (
 )
 MUTATORS_BY_NAME = {m.name: m for m in MUTATORS}
 
+#: What each mutator means for any parser (the conformance kit's labels; a test
+#: checks every mutator has one): ``(label, family)``. ``safety``: the stream is not
+#: a complete, unambiguous turn, so releasing anything but nothing (or, where the
+#: mutator's expectation is ``either``, exactly the model's calls) is a violation.
+#: ``strictness``: this project's own policy (unknown shapes; ``unknown_fields`` is
+#: the tolerance side of it: the exact calls are required).
+MUTATION_LABELS: dict[str, tuple[str, str]] = {
+    "swap": ("safety", "reorder"),
+    "swap_renumbered": ("safety", "reorder"),
+    "replay": ("safety", "replay"),
+    "replay_renumbered": ("safety", "replay"),
+    "truncate": ("safety", "truncation"),
+    "drop": ("safety", "truncation"),
+    "corrupt_fragment": ("safety", "arguments"),
+    "identity_swap": ("safety", "id_confusion"),
+    "retarget_delta": ("safety", "interleaved"),
+    "unknown_fields": ("strictness", "drift"),
+    "unknown_item_type": ("strictness", "unknown"),
+    "unknown_event_type": ("strictness", "unknown"),
+    "programmatic_caller": ("strictness", "unknown"),
+    "failed_terminal": ("safety", "terminal"),
+}
+
 
 @st.composite
 def mutated_streams(draw: st.DrawFn, *, min_calls: int = 1, mutator: str | None = None,

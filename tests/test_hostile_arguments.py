@@ -395,11 +395,9 @@ def _chat() -> dict[str, Callable[[], Baseline]]:
 
 
 def _shared() -> dict[str, Callable[[], Baseline]]:
-    from pcfuzz.contracts import digest, strict_json
+    from pcfuzz.contracts import digest, sse, strict_json, wire
     from pcfuzz.contracts.fixtures import load_fixture_bytes
     from pcfuzz.contracts.provenance import validate_source_url
-
-    from pcfuzz.contracts import sse, wire
 
     fixture_bytes = (ROOT / "fixtures" / "openai_responses.json").read_bytes()
     wire_bytes = {

@@ -1,0 +1,516 @@
+"""``pcfuzz conform``: run this project's turn models and mutations against any parser.
+
+    pcfuzz conform --contract anthropic-messages --adapter mypkg.stream:adapter
+    pcfuzz conform --contract openai-chat --adapter ./my_parser.py:parse --input sse
+
+An *adapter* is a plain function ``adapter(events) -> [{"call_id": str, "name": str,
+"arguments": dict}, ...]``: the calls the parser under test would execute, given the
+whole list of events of one turn (``--input events``: the decoded events in the
+shapes ``pcfuzz.contracts.<provider>.parse_events`` takes) or the raw SSE bytes of
+the turn (``--input sse``). Raising any exception means the parser rejected the
+stream. Scenarios and their labels come from ``pcfuzz.strategies.conformance``;
+each family is one hypothesis run, so a violation is shrunk to a minimal stream,
+reported (JSON lines and SSE bytes, what was expected, what the parser did) and
+saved to the regression directory, which later runs replay first.
+
+Exit status: 0 nothing failed, 1 a violation was found, 2 usage error.
+See docs/conformance.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import importlib
+import importlib.util
+import json
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "Adapter",
+    "UsageError",
+    "Finding",
+    "FamilyResult",
+    "Report",
+    "load_adapter",
+    "conform",
+    "replay_regressions",
+    "run_scenario",
+    "add_parser",
+    "cmd_conform",
+    "INPUTS",
+]
+
+Adapter = Callable[[Any], Any]
+INPUTS = ("events", "sse")
+REGRESSION_FORMAT = "pcfuzz-conform-regression/1"
+DEFAULT_REGRESSIONS = "conform-regressions"
+
+
+class UsageError(Exception):
+    """A bad adapter path, an unknown contract or family (exit status 2)."""
+
+
+class _Violation(AssertionError):
+    pass
+
+
+def load_adapter(spec: str) -> Adapter:
+    """``module:function`` or ``path/to/file.py:function`` (dots in the function
+    part walk attributes). The current directory is importable."""
+    module_name, sep, attr = spec.rpartition(":")
+    if not sep or not module_name or not attr:
+        raise UsageError(f"--adapter must be module:function, got {spec!r}")
+    if "" not in sys.path and str(Path.cwd()) not in sys.path:
+        sys.path.insert(0, str(Path.cwd()))
+    try:
+        if module_name.endswith(".py") or "/" in module_name:
+            path = Path(module_name)
+            if not path.is_file():
+                raise UsageError(f"adapter file {module_name!r} does not exist")
+            name = "_pcfuzz_adapter_" + hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:8]
+            loader_spec = importlib.util.spec_from_file_location(name, path)
+            if loader_spec is None or loader_spec.loader is None:
+                raise UsageError(f"cannot import {module_name!r}")
+            module = importlib.util.module_from_spec(loader_spec)
+            sys.modules[name] = module
+            loader_spec.loader.exec_module(module)
+        else:
+            module = importlib.import_module(module_name)
+    except UsageError:
+        raise
+    except Exception as exc:
+        raise UsageError(f"cannot import {module_name!r}: {type(exc).__name__}: {exc}") from exc
+    target: Any = module
+    for part in attr.split("."):
+        if not hasattr(target, part):
+            raise UsageError(f"{module_name!r} has no attribute {attr!r}")
+        target = getattr(target, part)
+    if not callable(target):
+        raise UsageError(f"{spec!r} is not callable")
+    adapter: Adapter = target
+    return adapter
+
+
+# --------------------------------------------------------------------- one scenario
+
+
+def sse_bytes(contract: str, events: list[Any]) -> bytes:
+    """The stream as its API frames it on the wire (LF, one ``data:`` line per event)."""
+    from pcfuzz.strategies.sse import render_api_events
+
+    return render_api_events(contract, events)
+
+
+def run_scenario(adapter: Adapter, scenario: Any, input: str = "events") -> Any:
+    """What the adapter returned, or the exception it raised (copied input: the
+    adapter cannot change the scenario)."""
+    payload: Any
+    if input == "sse":
+        payload = sse_bytes(scenario.contract, scenario.events)
+    else:
+        payload = json.loads(json.dumps(scenario.events))
+    try:
+        return adapter(payload)
+    except Exception as exc:  # any exception: the parser rejected the stream
+        return exc
+
+
+def _describe(outcome: Any) -> str:
+    if isinstance(outcome, BaseException):
+        text = str(outcome)
+        return f"rejected the stream: {type(outcome).__name__}: {text[:300]}"
+    try:
+        shown = json.dumps(outcome, ensure_ascii=False, default=repr)
+    except (TypeError, ValueError):
+        shown = repr(outcome)
+    count = len(outcome) if isinstance(outcome, (list, tuple)) else "?"
+    return f"returned {count} call(s): {shown[:2000]}"
+
+
+# --------------------------------------------------------------------- results
+
+
+@dataclass
+class Finding:
+    """One violated invariant with its minimal stream."""
+
+    contract: str
+    family: str
+    mutation: str
+    label: str
+    invariant: str
+    expected: str
+    got: str
+    events: list[Any]
+    sse: str | None
+    origin: str = "generated"  # or "regression"
+    saved: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "contract": self.contract, "family": self.family, "mutation": self.mutation,
+            "label": self.label, "invariant": self.invariant, "expected": self.expected,
+            "got": self.got, "events": self.events, "sse": self.sse, "origin": self.origin,
+            "saved": self.saved,
+        }
+
+    def text(self, number: int) -> str:
+        lines = [
+            f"VIOLATION {number}: [{self.family}] {self.mutation} ({self.label}"
+            + (", replayed regression" if self.origin == "regression" else "") + ")",
+            f"  invariant: {self.invariant}",
+            f"  expected:  {self.expected}",
+            f"  got:       {self.got}",
+            f"  minimal stream ({len(self.events)} events, JSON lines):",
+        ]
+        lines += ["    " + json.dumps(e, ensure_ascii=False) for e in self.events]
+        if self.sse is not None:
+            lines.append("  as SSE bytes:")
+            lines += ["    " + line for line in self.sse.rstrip("\n").split("\n")] if self.sse else [
+                "    (empty)"]
+        if self.saved:
+            lines.append(f"  saved: {self.saved}")
+        return "\n".join(lines)
+
+
+@dataclass
+class FamilyResult:
+    family: str
+    labels: list[str]
+    examples: int
+    seconds: float
+    violation: bool
+    note: str = ""
+
+
+@dataclass
+class Report:
+    contract: str
+    adapter: str
+    input: str
+    strict: bool
+    families: list[FamilyResult] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    regressions_replayed: int = 0
+    regressions_fixed: int = 0
+    seconds: float = 0.0
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.findings)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "contract": self.contract, "adapter": self.adapter, "input": self.input,
+            "strict": self.strict, "seconds": round(self.seconds, 2),
+            "regressions": {"replayed": self.regressions_replayed,
+                            "passing": self.regressions_fixed},
+            "families": [
+                {"family": f.family, "labels": f.labels, "examples": f.examples,
+                 "seconds": round(f.seconds, 2),
+                 "result": "violation" if f.violation else "ok", "note": f.note}
+                for f in self.families
+            ],
+            "violations": [f.to_json() for f in self.findings],
+        }
+
+    def text(self) -> str:
+        mode = "strict (safety + strictness)" if self.strict else "default (safety + correct output)"
+        out = [f"pcfuzz conform: {self.contract} against {self.adapter} "
+               f"(input {self.input}, checks {mode})"]
+        out.append(f"regressions replayed: {self.regressions_replayed} "
+                   f"({self.regressions_fixed} passing)")
+        if self.families:
+            width = max(len(f.family) for f in self.families)
+            out.append(f"  {'family':<{width}}  {'labels':<24}  {'examples':>8}  result")
+            for f in self.families:
+                result = "VIOLATION" if f.violation else "ok"
+                if f.note:
+                    result += f" ({f.note})"
+                out.append(f"  {f.family:<{width}}  {'+'.join(f.labels):<24}  "
+                           f"{f.examples:>8}  {result}")
+        for n, finding in enumerate(self.findings, start=1):
+            out.append("")
+            out.append(finding.text(n))
+        out.append("")
+        verdict = (f"{len(self.findings)} violation(s)" if self.findings else "no violations")
+        out.append(f"{verdict} in {self.seconds:.1f}s")
+        return "\n".join(out)
+
+
+# --------------------------------------------------------------------- regressions
+
+
+def _regression_dir(root: Path, contract: str) -> Path:
+    return root / contract
+
+
+def save_regression(root: Path, scenario: Any, finding: Finding) -> Path:
+    """Write ``<root>/<contract>/<family>-<hash>.json`` (+ ``.jsonl`` and ``.sse``)."""
+    directory = _regression_dir(root, scenario.contract)
+    directory.mkdir(parents=True, exist_ok=True)
+    body = json.dumps(scenario.to_json(), sort_keys=True, ensure_ascii=False)
+    digest = hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    path = directory / f"{scenario.family}-{digest}.json"
+    document = {"format": REGRESSION_FORMAT, **scenario.to_json(),
+                "invariant": finding.invariant, "expected_text": finding.expected,
+                "got": finding.got}
+    path.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    path.with_suffix(".jsonl").write_text(
+        "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in scenario.events),
+        encoding="utf-8")
+    if finding.sse is not None:
+        path.with_suffix(".sse").write_text(finding.sse, encoding="utf-8")
+    return path
+
+
+def regression_scenarios(root: Path | None, contract: str) -> Iterator[tuple[Path, Any]]:
+    """Saved scenarios of ``contract``, oldest name first."""
+    from pcfuzz.strategies.conformance import Scenario
+
+    if root is None:
+        return
+    directory = _regression_dir(root, contract)
+    if not directory.is_dir():
+        return
+    for path in sorted(directory.glob("*.json")):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and data.get("format") == REGRESSION_FORMAT:
+            yield path, Scenario.from_json(data)
+
+
+def _finding(scenario: Any, outcome: Any, problem: str, input: str, strict: bool,
+             origin: str = "generated") -> Finding:
+    from pcfuzz.strategies.conformance import EXPECTED_TEXT
+
+    expect = scenario.expectation(strict)
+    expected = EXPECTED_TEXT.get(expect, str(expect))
+    if expect in ("calls", "nothing_or_calls"):
+        expected += ": " + json.dumps(scenario.calls, ensure_ascii=False)[:2000]
+    try:
+        sse: str | None = sse_bytes(scenario.contract, scenario.events).decode("utf-8")
+    except (UnicodeError, TypeError, KeyError, ValueError):
+        sse = None
+    return Finding(scenario.contract, scenario.family, scenario.mutation, scenario.label,
+                   problem, expected, _describe(outcome), scenario.events, sse, origin)
+
+
+def replay_regressions(adapter: Adapter, contract: str, root: Path | None, *,
+                       input: str = "events", strict: bool = False,
+                       ) -> tuple[list[Finding], int, int]:
+    """Run every saved scenario first: ``(findings, replayed, passing)``."""
+    from pcfuzz.strategies.conformance import check
+
+    findings: list[Finding] = []
+    replayed = passing = 0
+    for path, scenario in regression_scenarios(root, contract):
+        if scenario.expectation(strict) is None:
+            continue
+        replayed += 1
+        outcome = run_scenario(adapter, scenario, input)
+        problem = check(scenario, outcome, strict=strict)
+        if problem is None:
+            passing += 1
+            continue
+        finding = _finding(scenario, outcome, problem, input, strict, origin="regression")
+        finding.saved = str(path)
+        findings.append(finding)
+    return findings, replayed, passing
+
+
+# --------------------------------------------------------------------- one family
+
+
+def run_family(adapter: Adapter, contract: str, family: str, *, input: str = "events",
+               strict: bool = False, max_examples: int | None = None,
+               derandomize: bool | None = None,
+               ) -> tuple[tuple[Any, Any, str] | None, int]:
+    """One hypothesis run of one family: ``((scenario, outcome, problem) | None,
+    examples)``. A violation is shrunk; the tuple is the minimal failing example."""
+    from hypothesis import HealthCheck, Phase, Verbosity, assume, given, settings
+    from hypothesis.errors import Unsatisfiable
+
+    from pcfuzz.strategies.conformance import check, scenarios
+
+    state: dict[str, Any] = {"last": None, "runs": 0}
+    base = settings.default
+    run_settings = settings(
+        base,
+        max_examples=max_examples if max_examples is not None else base.max_examples,
+        derandomize=base.derandomize if derandomize is None else derandomize,
+        database=None,
+        deadline=None,
+        phases=(Phase.explicit, Phase.generate, Phase.shrink),
+        suppress_health_check=list(HealthCheck),
+        report_multiple_bugs=False,
+        verbosity=Verbosity.quiet,
+        print_blob=False,
+    )
+
+    @run_settings
+    @given(scenarios(contract, family, strict=strict))
+    def family_test(scenario: Any) -> None:
+        if input == "sse":
+            try:
+                sse_bytes(contract, scenario.events)
+            except (UnicodeError, TypeError, KeyError, ValueError):
+                assume(False)  # not representable as UTF-8 SSE (lone surrogates)
+        state["runs"] += 1
+        outcome = run_scenario(adapter, scenario, input)
+        problem = check(scenario, outcome, strict=strict)
+        if problem is not None:
+            state["last"] = (scenario, outcome, problem)
+            raise _Violation(problem)
+
+    try:
+        family_test()
+    except _Violation:
+        return state["last"], state["runs"]
+    except Unsatisfiable:
+        return None, state["runs"]
+    except Exception as exc:  # hypothesis' Flaky: a nondeterministic adapter
+        if type(exc).__name__ in ("Flaky", "FlakyFailure") and state["last"] is not None:
+            scenario, outcome, problem = state["last"]
+            return (scenario, outcome, problem + " (the adapter is not deterministic: "
+                    "the same stream gave different outcomes)"), state["runs"]
+        raise
+    return None, state["runs"]
+
+
+# --------------------------------------------------------------------- whole run
+
+
+def conform(adapter: Adapter, contract: str, *, input: str = "events", strict: bool = False,
+            budget_s: float | None = None, families: list[str] | None = None,
+            regressions: Path | None = None, adapter_name: str = "adapter",
+            progress: Callable[[str], None] | None = None, batch: int = 100,
+            max_examples: int | None = None) -> Report:
+    """Replay saved regressions, then run every family.
+
+    ``budget_s``: seconds shared evenly by the families, each running hypothesis
+    batches of ``batch`` examples until its share is spent or a violation is found
+    (at least one batch); ``None``: one run per family with the loaded hypothesis
+    profile's ``max_examples`` (or ``max_examples``). New findings are saved to
+    ``regressions``.
+    """
+    from pcfuzz.strategies import conformance as kit
+
+    if contract not in kit.CONTRACTS:
+        raise UsageError(f"unknown contract {contract!r}; known: {', '.join(kit.CONTRACTS)}")
+    if input not in INPUTS:
+        raise UsageError(f"unknown input {input!r}; known: {', '.join(INPUTS)}")
+    known = kit.families(contract, strict=True)
+    chosen = families or kit.families(contract, strict=strict)
+    for name in chosen:
+        if name not in known:
+            raise UsageError(f"{contract} has no family {name!r}; known: {', '.join(known)}")
+        if not strict and name not in kit.families(contract, strict=False):
+            raise UsageError(f"family {name!r} holds only strictness checks: add --strict")
+    say = progress or (lambda _message: None)
+    start = time.monotonic()
+    report = Report(contract, adapter_name, input, strict)
+    found, replayed, passing = replay_regressions(adapter, contract, regressions, input=input,
+                                                  strict=strict)
+    report.findings += found
+    report.regressions_replayed, report.regressions_fixed = replayed, passing
+    if replayed:
+        say(f"replayed {replayed} saved regression(s): {len(found)} still failing")
+    failed_families = {f.family for f in found}
+    for number, name in enumerate(chosen, start=1):
+        family_start = time.monotonic()
+        examples = 0
+        result: tuple[Any, Any, str] | None = None
+        if budget_s is None:
+            result, examples = run_family(adapter, contract, name, input=input, strict=strict,
+                                          max_examples=max_examples)
+        else:
+            share = budget_s / len(chosen)
+            while True:
+                result, runs = run_family(adapter, contract, name, input=input, strict=strict,
+                                          max_examples=batch, derandomize=False)
+                examples += runs
+                if result is not None or time.monotonic() - family_start >= share:
+                    break
+        seconds = time.monotonic() - family_start
+        note = ""
+        if result is not None:
+            scenario, outcome, problem = result
+            finding = _finding(scenario, outcome, problem, input, strict)
+            if regressions is not None:
+                finding.saved = str(save_regression(regressions, scenario, finding))
+            report.findings.append(finding)
+        elif name in failed_families:
+            note = "a saved regression still fails"
+        report.families.append(FamilyResult(name, kit.family_labels(contract, name), examples,
+                                            seconds, result is not None or bool(note), note))
+        say(f"[{number}/{len(chosen)}] {name}: {examples} examples, "
+            f"{'VIOLATION' if result is not None else 'ok'} ({seconds:.1f}s)")
+    report.seconds = time.monotonic() - start
+    return report
+
+
+# --------------------------------------------------------------------- command line
+
+
+def add_parser(sub: Any) -> None:
+    """Register ``conform`` on the ``pcfuzz`` subparsers."""
+    from pcfuzz.contracts.wire import CONTRACTS  # standard library only: no hypothesis yet
+
+    p = sub.add_parser(
+        "conform",
+        help="run the turn models and mutations against your own parser (an adapter)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--contract", required=True, choices=CONTRACTS,
+                   help="the API whose streams the parser reads")
+    p.add_argument("--adapter", required=True, metavar="MODULE:FUNCTION",
+                   help="the parser under test: module:function or path/to/file.py:function, "
+                        "called as adapter(events) -> [{call_id, name, arguments}, ...]; "
+                        "raising means the parser rejected the stream")
+    p.add_argument("--input", choices=INPUTS, default="events",
+                   help="what the adapter receives: the decoded event list (default) or the "
+                        "raw SSE bytes of the turn")
+    p.add_argument("--budget", type=float, default=60, metavar="S",
+                   help="seconds shared by the scenario families (default 60); 0 runs one "
+                        "hypothesis run per family at the loaded profile's max_examples")
+    p.add_argument("--strict", action="store_true",
+                   help="also fail on this project's strictness policy (unknown fields, "
+                        "usage regression, envelope drift), not only safety and correct output")
+    p.add_argument("--family", action="append", metavar="NAME",
+                   help="run only this scenario family (repeatable; default: all)")
+    p.add_argument("--json", action="store_true",
+                   help="print the report as one JSON object instead of text")
+    p.add_argument("--regressions", metavar="DIR", default=DEFAULT_REGRESSIONS,
+                   help="where minimal failing streams are saved and replayed from first "
+                        f"(default ./{DEFAULT_REGRESSIONS}); 'none' disables")
+
+
+def cmd_conform(layout: Any, args: argparse.Namespace) -> int:
+    """Run the kit; 0 nothing failed, 1 violations, 2 usage error."""
+    try:
+        adapter = load_adapter(args.adapter)
+        regressions = None if args.regressions == "none" else Path(args.regressions)
+        report = conform(
+            adapter, args.contract, input=args.input, strict=args.strict,
+            budget_s=args.budget if args.budget > 0 else None, families=args.family,
+            regressions=regressions, adapter_name=args.adapter,
+            progress=lambda message: print(f"conform: {message}", file=sys.stderr, flush=True),
+        )
+    except UsageError as exc:
+        print(f"pcfuzz conform: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(report.to_json(), indent=1, ensure_ascii=False))
+    else:
+        print(report.text())
+    return 1 if report.failed else 0
