@@ -111,7 +111,9 @@ def cmd_test(extra: list[str]) -> None:
 
 def cmd_fuzz(extra: list[str]) -> None:
     ensure_venv()
-    args = extra or ["--budget", "60", "--report", "reports/latest"]
+    # 180 s: enough for every target to get past its start-up and for the property
+    # suite to run each test at least once; a real night uses 600 s or more.
+    args = extra or ["--budget", "180", "--report", "reports/latest"]
     sys.exit(subprocess.call([str(BIN / "pcfuzz"), "nightly", *args], cwd=ROOT))
 
 
