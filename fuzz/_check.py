@@ -60,31 +60,11 @@ _PARSE: dict[str, Callable[..., Any]] = {
     "openai-chat": openai_chat.parse_events,
 }
 
-_MISSING = object()
-
-
-def _chat_status(turn: Any) -> Any:
-    # ``finish_reason`` on the turn; older/newer shapes keep it on a completion
-    # snapshot (an attribute, or a method returning a dict).
-    value = getattr(turn, "finish_reason", _MISSING)
-    if value is not _MISSING:
-        return value
-    for name in ("completion", "snapshot"):
-        holder = getattr(turn, name, None)
-        if callable(holder):
-            holder = holder()
-        if isinstance(holder, dict):
-            return holder.get("finish_reason")
-        if holder is not None and hasattr(holder, "finish_reason"):
-            return holder.finish_reason
-    return None
-
-
 _STATUS: dict[str, Callable[[Any], Any]] = {
     "openai-responses": lambda turn: turn.status,
     "anthropic-messages": lambda turn: turn.stop_reason,
     "gemini-interactions": lambda turn: turn.status,
-    "openai-chat": _chat_status,
+    "openai-chat": lambda turn: turn.finish_reason,
 }
 
 # Field names of the raw objects that carry executable calls, at the SDK baselines
@@ -127,15 +107,12 @@ def _unknown_fields(contract: str, turn: Any) -> list[str]:
             if isinstance(obj, dict) for key in obj if key not in known]
 
 
-def _recovery(turn: Any) -> list[dict[str, Any]]:
-    out = []
-    for call in getattr(turn, "recovery_calls", ()):
-        out.append({
-            "call_id": call.call_id,
-            "name": call.name,
-            "reason": getattr(call, "reason", None),
-        })
-    return out
+def _recovery(contract: str, turn: Any) -> list[dict[str, Any]]:
+    # Only Messages and Chat turns have recovery calls.
+    if contract not in ("anthropic-messages", "openai-chat"):
+        return []
+    return [{"call_id": c.call_id, "name": c.name, "reason": c.reason}
+            for c in turn.recovery_calls]
 
 
 # ---------------------------------------------------------------------------
@@ -379,11 +356,11 @@ def check_bytes(contract: str, data: bytes, *, format: str = "sse",
     verdict.events = cursor.handed
     verdict.terminal = True
     verdict.status = _STATUS[contract](turn)
-    verdict.revision = getattr(turn, "revision", None) or getattr(turn, "contract_revision", None)
-    verdict.digest = getattr(turn, "digest", None)
+    verdict.revision = turn.revision
+    verdict.digest = turn.digest
     verdict.calls = [{"call_id": c.call_id, "name": c.name, "arguments": c.arguments}
                      for c in turn.calls]
-    verdict.recovery_calls = _recovery(turn)
+    verdict.recovery_calls = _recovery(contract, turn)
     verdict.unknown_fields = _unknown_fields(contract, turn)
     return verdict
 

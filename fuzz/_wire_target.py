@@ -16,11 +16,20 @@ raises ``RuntimeError``; ``assert`` would vanish under ``-O``):
   removed), or cut inside that event, never yields executable calls. (Not "remove
   only the terminal event": a Gemini stream may legally replay it later, and that
   replay then completes the turn.)
+
+The older provider targets (``fuzz_<contract>.py``) select a mode from their first
+byte and would read a capture as structure-aware bytes. :func:`route_sse` sends an
+input that :func:`looks_like_sse` to this wire body instead (the same check as
+``fuzz_wire_<contract>``), and :func:`note_sse_inputs` says so on stderr when such a
+target is run on single files (libFuzzer's single-input mode).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TextIO
 
 from pcfuzz.contracts.errors import ContractError
 from pcfuzz.contracts.sse import SSEEvent, decode_sse
@@ -28,7 +37,60 @@ from pcfuzz.contracts.strict_json import loads
 from pcfuzz.contracts.wire import parse_sse, parse_sse_chunks
 from pcfuzz.fuzz._check import Verdict, check_bytes
 
-__all__ = ["make_target", "terminal_event"]
+__all__ = ["SSE_PREFIXES", "looks_like_sse", "make_target", "note_sse_inputs", "route_sse",
+           "terminal_event"]
+
+
+#: How an input that is raw SSE starts (after an optional UTF-8 BOM): a line with one
+#: of the four fields, or a comment line.
+SSE_PREFIXES = (b"event:", b"data:", b"id:", b"retry:", b":")
+
+
+def looks_like_sse(data: bytes) -> bool:
+    """True if ``data`` starts (after an optional UTF-8 BOM) like raw SSE: an
+    ``event:``, ``data:``, ``id:`` or ``retry:`` field line, or a ``:`` comment."""
+    return data.removeprefix(b"\xef\xbb\xbf").startswith(SSE_PREFIXES)
+
+
+_ROUTED: dict[str, Callable[[bytes], None]] = {}
+
+
+def route_sse(contract: str, data: bytes) -> bool:
+    """Run ``data`` through the wire body of ``contract`` if it looks like raw SSE;
+    return whether it did (the caller then skips its own modes)."""
+    if not looks_like_sse(data):
+        return False
+    target = _ROUTED.get(contract)
+    if target is None:
+        target = _ROUTED[contract] = make_target(contract)
+    target(data)
+    return True
+
+
+def note_sse_inputs(argv: Sequence[str], contract: str, out: TextIO | None = None) -> list[str]:
+    """In single-input mode (file arguments), name each file that looks like raw SSE
+    and where it goes; return the lines written (to ``out``, default stderr)."""
+    lines = []
+    for arg in argv[1:]:
+        if arg.startswith("-"):
+            continue
+        path = Path(arg)
+        try:
+            if not path.is_file():
+                continue
+            with path.open("rb") as f:
+                head = f.read(16)
+        except OSError:
+            continue
+        if looks_like_sse(head):
+            wire = "fuzz_wire_" + contract.replace("-", "_")
+            lines.append(f"{arg}: looks like raw SSE (starts with an SSE field or comment "
+                         f"line): run through the wire path, as {wire} does, not as "
+                         "structure-aware bytes")
+    stream = sys.stderr if out is None else out
+    for line in lines:
+        print(line, file=stream)
+    return lines
 
 
 def _gemini_terminal(sse: SSEEvent) -> bool:

@@ -3,8 +3,13 @@
 
 The first byte selects a mode:
 
-* even: the rest is raw SSE text; a tiny ``event:``/``data:`` line splitter turns
-  it into envelopes (strict JSON data), fed to the stream, then ``close()``;
+* input that looks like raw SSE (an ``event:``/``data:``/``id:``/``retry:`` or
+  ``:`` line first, e.g. a capture file): the whole input goes through the wire path
+  of ``fuzz_wire_anthropic_messages`` (``fuzz._wire_target.route_sse``); no mode
+  byte is taken;
+* otherwise, even: the rest is raw SSE text, decoded by ``contracts.sse`` and mapped
+  to envelopes by ``contracts.wire.sse_to_events`` (strict JSON data), fed to the
+  stream, then ``close()``;
 * odd: structure-aware; :class:`atheris.FuzzedDataProvider` builds a valid
   two-layer stream (text, thinking, server and client tool blocks, fragment
   boundaries anywhere), applies a few mutations (drop, duplicate, swap, retype,
@@ -19,6 +24,7 @@ from __future__ import annotations
 
 import json
 import sys
+from itertools import islice
 from typing import Any
 
 import atheris
@@ -33,7 +39,12 @@ with atheris.instrument_imports():
     )
     from pcfuzz.contracts.errors import ContractError
     from pcfuzz.contracts.results import ModelVisibleToolResult
-    from pcfuzz.contracts.strict_json import loads
+    from pcfuzz.contracts.sse import decode_sse
+    from pcfuzz.contracts.wire import sse_to_events
+
+from pcfuzz.fuzz._wire_target import note_sse_inputs, route_sse
+
+CONTRACT = "anthropic-messages"
 
 _EVENT_NAMES = (
     "message_start",
@@ -52,47 +63,18 @@ _BLOCK_KINDS = ("text", "thinking", "redacted_thinking", "server", "client", "cl
 _MAX_EVENTS = 400
 
 
-def split_sse(data: bytes) -> list[tuple[str, str]]:
-    """Split SSE text into (event name, data text) pairs.
-
-    Lines end at LF, CRLF or CR; ``:`` lines are comments; ``event:`` sets the
-    name; ``data:`` lines join with LF; a blank line dispatches (an event with no
-    data is dropped, as EventSource does); an unterminated event at EOF is dropped.
-    Raises ``UnicodeDecodeError`` for non-UTF-8 input.
-    """
-    text = data.decode("utf-8")
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    out: list[tuple[str, str]] = []
-    name = ""
-    lines: list[str] = []
-    have_data = False
-    for line in text.split("\n"):
-        if line == "":
-            if have_data:
-                out.append((name or "message", "\n".join(lines)))
-            name, lines, have_data = "", [], False
-            continue
-        if line.startswith(":"):
-            continue
-        key, sep, value = line.partition(":")
-        if sep and value.startswith(" "):
-            value = value[1:]
-        if key == "event":
-            name = value
-        elif key == "data":
-            lines.append(value)
-            have_data = True
-    return out
+def sse_envelopes(data: bytes) -> list[dict[str, Any]]:
+    """The ``{event, data}`` envelopes of raw SSE bytes: ``contracts.sse`` decodes
+    them (WHATWG rules, strict UTF-8, a cut event is ``StreamTruncated``) and
+    ``contracts.wire.sse_to_events`` maps each event (data parsed strictly). At most
+    ``_MAX_EVENTS`` envelopes are read. Raises only ``ContractError``."""
+    return list(islice(sse_to_events(CONTRACT, decode_sse(data)), _MAX_EVENTS))
 
 
 def _sse_mode(data: bytes) -> None:
-    try:
-        pairs = split_sse(data)
-    except UnicodeDecodeError:
-        return
     stream = AnthropicMessagesStream(eager_input_streaming=len(data) % 3 == 0)
-    for name, text in pairs[:_MAX_EVENTS]:
-        stream.feed({"event": name, "data": loads(text)})
+    for envelope in sse_envelopes(data):
+        stream.feed(envelope)
     turn = stream.close()
     _check_turn(turn)
 
@@ -278,7 +260,7 @@ def _check_turn(turn: Any) -> None:
 
 def TestOneInput(data: bytes) -> None:  # noqa: N802 - libFuzzer entry point name
     """Fuzz entry point: only ContractError may escape."""
-    if not data:
+    if not data or route_sse(CONTRACT, data):
         return
     try:
         if data[0] % 2 == 0:
@@ -290,6 +272,7 @@ def TestOneInput(data: bytes) -> None:  # noqa: N802 - libFuzzer entry point nam
 
 
 def main() -> None:
+    note_sse_inputs(sys.argv, CONTRACT)
     atheris.Setup(sys.argv, TestOneInput)
     atheris.Fuzz()
 

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """atheris target: the Gemini Interactions v1 stream parser, snapshots and continuations.
 
-The first byte selects a mode (``byte % 3``):
+An input that looks like raw SSE (an ``event:``/``data:``/``id:``/``retry:`` or ``:``
+line first, e.g. a capture file) goes, whole, through the wire path of
+``fuzz_wire_gemini_interactions`` (``fuzz._wire_target.route_sse``). Otherwise the
+first byte selects a mode (``byte % 3``):
 
 * 0: raw JSON lines; each non-empty line is loaded strictly and fed as one event,
   then ``close()``;
@@ -39,6 +42,10 @@ with atheris.instrument_imports():
     )
     from pcfuzz.contracts.results import ModelVisibleToolResult
     from pcfuzz.contracts.strict_json import loads
+
+from pcfuzz.fuzz._wire_target import note_sse_inputs, route_sse
+
+CONTRACT = "gemini-interactions"
 
 _EVENT_TYPES = (
     "interaction.created",
@@ -239,7 +246,7 @@ def _snapshot_mode(data: bytes) -> None:
 
 def TestOneInput(data: bytes) -> None:  # noqa: N802 - libFuzzer entry point name
     """Fuzz entry point: only ContractError may escape."""
-    if not data:
+    if not data or route_sse(CONTRACT, data):
         return
     mode = data[0] % 3
     try:
@@ -254,6 +261,7 @@ def TestOneInput(data: bytes) -> None:  # noqa: N802 - libFuzzer entry point nam
 
 
 def main() -> None:
+    note_sse_inputs(sys.argv, CONTRACT)
     atheris.Setup(sys.argv, TestOneInput)
     atheris.Fuzz()
 

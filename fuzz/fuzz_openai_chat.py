@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """Atheris target for the Chat Completions aggregator, in two modes.
 
-* **Raw lines** (any input not starting with the byte ``0x00``): the bytes are split
-  into lines; every ``data:`` line's payload (one optional leading space removed) is
-  either ``[DONE]`` or strict JSON parsed with ``contracts.strict_json.loads``, and
-  is fed to a fresh ``ChatCompletionStream``. Other lines are ignored.
+* **Raw SSE** (any input not starting with the byte ``0x00``, so a capture file is
+  read as what it is): the bytes are decoded by ``contracts.sse`` and mapped by
+  ``contracts.wire.sse_to_events`` (a ``data:`` payload is ``[DONE]`` or strict
+  JSON; an ``event:`` name is a violation), and fed to a fresh
+  ``ChatCompletionStream``; this is the wire path of ``pcfuzz check``, with the
+  Chat oracles below on top.
 * **Structure-aware** (input ``0x00`` + rest): ``atheris.FuzzedDataProvider`` over
   the rest builds a completion model (content, reasoning, up to three interleaved
   tool calls at non-contiguous indexes, a finish reason), renders it into chunk
   frames with fragmenting it chooses, then applies at most one mutation. The frames
-  are written as ``data:`` lines and run through the raw mode, so strict decoding
-  is on the path. Without a mutation the turn must equal the model (message,
+  are written as SSE ``data:`` events and run through the raw mode, so SSE and
+  strict decoding are on the path. Without a mutation the turn must equal the model (message,
   released calls and their arguments); a mutation whose rejection is certain must
   be rejected; any other mutation only has to keep the general oracles.
 
@@ -30,12 +32,15 @@ from typing import Any
 import atheris
 
 with atheris.instrument_imports():
-    from pcfuzz.contracts import strict_json
     from pcfuzz.contracts.errors import ContractError
     from pcfuzz.contracts.openai_chat import ChatCompletionStream, ChatCompletionTurn
     from pcfuzz.contracts.openai_chat_cache import decode, encode
+    from pcfuzz.contracts.sse import decode_sse
+    from pcfuzz.contracts.wire import sse_to_events
 
-_PREFIX = b"data:"
+from pcfuzz.fuzz._wire_target import note_sse_inputs
+
+CONTRACT = "openai-chat"
 #: First byte selecting the structure-aware mode.
 STRUCTURED = 0x00
 
@@ -48,18 +53,12 @@ _REJECTING = ("drop_done", "cut", "error_frame", "bool_choice_index", "bool_tool
 _FREE = ("duplicate_frame", "swap_frames", "drop_frame", "overwrite_value")
 
 
-def run_lines(data: bytes) -> ChatCompletionTurn | None:
-    """Feed every ``data:`` payload of ``data``; return the turn, or ``None`` on
-    a rejection. Raises anything that is not a ``ContractError``."""
+def run_sse(data: bytes) -> ChatCompletionTurn | None:
+    """Decode ``data`` as raw SSE and feed every event's frame; return the turn, or
+    ``None`` on a rejection. Raises anything that is not a ``ContractError``."""
     stream = ChatCompletionStream()
     try:
-        for line in data.splitlines():
-            if not line.startswith(_PREFIX):
-                continue
-            payload = line[len(_PREFIX):]
-            if payload.startswith(b" "):
-                payload = payload[1:]
-            frame = "[DONE]" if payload == b"[DONE]" else strict_json.loads(payload)
+        for frame in sse_to_events(CONTRACT, decode_sse(data)):
             stream.feed(frame)
         turn = stream.close()
     except ContractError:
@@ -286,9 +285,9 @@ def run_structured(data: bytes) -> str:
     model = _model(fdp)
     frames = [*_render(fdp, model), "[DONE]"]
     mutation = _mutate(fdp, frames, model)
-    lines = [b"data: " + (f.encode() if isinstance(f, str) else json.dumps(f).encode())
-             for f in frames]
-    turn = run_lines(b"\n\n".join(lines))
+    turn = run_sse(b"".join(
+        b"data: " + (f.encode() if isinstance(f, str) else json.dumps(f).encode()) + b"\n\n"
+        for f in frames))
     if mutation is not None:
         if mutation in _REJECTING and turn is not None:
             raise RuntimeError(f"mutation {mutation} was accepted")
@@ -312,10 +311,11 @@ def TestOneInput(data: bytes) -> None:  # noqa: N802 - libFuzzer entry point nam
     if data[:1] == bytes([STRUCTURED]):
         run_structured(data[1:])
     else:
-        run_lines(data)
+        run_sse(data)
 
 
 def main() -> None:
+    note_sse_inputs(sys.argv, CONTRACT)
     atheris.Setup(sys.argv, TestOneInput)
     atheris.Fuzz()
 

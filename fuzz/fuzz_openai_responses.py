@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Atheris target: the OpenAI Responses stream parser and continuation builders.
 
-The first byte selects a mode (``data[0] % 3``):
+An input that looks like raw SSE (an ``event:``/``data:``/``id:``/``retry:`` or ``:``
+line first, e.g. a capture file) goes, whole, through the wire path of
+``fuzz_wire_openai_responses`` (``fuzz._wire_target.route_sse``). Otherwise the
+first byte selects a mode (``data[0] % 3``):
 
 0. raw: the rest is JSON lines, each decoded with ``contracts.strict_json`` and fed
    as one event;
@@ -34,6 +37,10 @@ with atheris.instrument_imports():
         parse_events,
     )
     from pcfuzz.contracts.results import ModelVisibleToolResult
+
+from pcfuzz.fuzz._wire_target import note_sse_inputs, route_sse
+
+CONTRACT = "openai-responses"
 
 _FIELDS = ("type", "sequence_number", "output_index", "item_id", "delta", "arguments",
            "name", "item", "response", "call_id", "id", "status", "caller", "namespace",
@@ -154,7 +161,7 @@ def _continuation(fdp: Any) -> None:
 
 def TestOneInput(data: bytes) -> None:
     """One fuzz input; only ContractError is swallowed."""
-    if not data:
+    if not data or route_sse(CONTRACT, data):
         return
     mode, rest = data[0] % 3, data[1:]
     try:
@@ -169,6 +176,7 @@ def TestOneInput(data: bytes) -> None:
 
 
 def main() -> None:
+    note_sse_inputs(sys.argv, CONTRACT)
     atheris.Setup(sys.argv, TestOneInput)
     atheris.Fuzz()
 

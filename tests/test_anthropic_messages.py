@@ -1126,16 +1126,21 @@ def test_fuzz_target_replays_its_seed_corpus() -> None:
         target.TestOneInput(path.read_bytes())
 
 
-def test_fuzz_target_sse_splitter_parses_the_fixture() -> None:
+def test_fuzz_target_sse_mode_decodes_the_fixture_with_contracts_sse() -> None:
     target = _load_target()
     from pcfuzz.contracts.fixtures import load_fixture
 
     events = load_fixture(FIXTURE).events
     raw = "".join(
-        f"event: {e['event']}\ndata: {json.dumps(e['data'])}\n\n" for e in events
+        f"event: {e['event']}\ndata:\n: comment\ndata: {json.dumps(e['data'])}\n\n"
+        for e in events
     ).encode()
-    assert target.split_sse(raw) == [(e["event"], json.dumps(e["data"])) for e in events]
+    # Multi-line data (an empty first line) and comments: the old splitter's cases.
+    assert target.sse_envelopes(raw.replace(b"data:\n", b"")) == events
+    assert [e["data"] for e in target.sse_envelopes(raw)] == [e["data"] for e in events]
     target.TestOneInput(b"\x00" + raw)
+    with pytest.raises(ContractError):
+        target.sse_envelopes(raw[:-1])  # an event cut before its blank line
 
 
 def test_builder_adds_no_fields_of_its_own() -> None:

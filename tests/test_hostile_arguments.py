@@ -344,6 +344,12 @@ def _gemini() -> dict[str, Callable[[], Baseline]]:
             gi.parse_interaction, [snapshot()], {"origin": "get", "limits": StreamLimits()}),
         "gemini_interactions.build_gemini_interactions_continuation": stateful,
         "gemini_interactions.build_gemini_interactions_stateless_continuation": stateless,
+        "gemini_interactions.resume_stream": lambda: Baseline(
+            gi.resume_stream, [_fixture_events("gemini_interactions")[:7],
+                               gi.GeminiResumePoint("interaction-7f3a", "ev-0007")],
+            {"limits": StreamLimits()}),
+        "gemini_interactions.GeminiResumePoint": lambda: Baseline(
+            gi.GeminiResumePoint, ["interaction-7f3a", "ev-0007"]),
     }
 
 
@@ -537,7 +543,8 @@ PUBLIC_MODULES = ("strict_json", "provenance", "fixtures", "results", "digest", 
 # Classes a caller constructs with its own values. (Streams are driven by the stream
 # properties below; turns, calls, tables and specs are values the library builds.)
 CALLER_CLASSES = ("strict_json.JSONLimits", "_stream.StreamLimits", "openai_chat.CacheDeployment",
-                  "results.ModelVisibleToolResult", "sse.SSEDecoder")
+                  "results.ModelVisibleToolResult", "sse.SSEDecoder",
+                  "gemini_interactions.GeminiResumePoint")
 
 
 def test_every_public_callable_has_a_baseline() -> None:

@@ -996,13 +996,17 @@ def test_fuzz_target_replays_its_seed_corpus() -> None:
             module.TestOneInput(entry.read_bytes())
 
 
-def test_fuzz_target_accepts_the_fixture_as_raw_data_lines() -> None:
+def test_fuzz_target_accepts_the_fixture_as_raw_sse() -> None:
     module = load_fuzz_target("fuzz_openai_chat")
     events = frames_from_fixture_events(strict_json.loads(FIXTURE.read_bytes())["events"])
     lines = [b"data: " + (e.encode() if isinstance(e, str) else json.dumps(e).encode())
              for e in events]
-    turn = module.run_lines(b"\n\n".join(lines))
+    turn = module.run_sse(b"\r\n\r\n".join(lines) + b"\r\n\r\n")
     assert turn is not None and len(turn.calls) == 2
+    # contracts.sse, not a line splitter: events need their blank line, and a
+    # multi-line data field is one payload.
+    assert module.run_sse(b"\n".join(lines) + b"\n\n") is None
+    assert module.run_sse(b"\n\n".join(lines)) is None
 
 
 def test_unknown_top_level_and_choice_metadata_is_not_part_of_the_snapshot() -> None:

@@ -8,9 +8,14 @@ types in ``_turn.py``, the request builders in ``continuation.py``. This module 
 re-exports; see ``docs/gemini_interactions.md``.
 """
 
-from ._stream import GeminiInteractionsStream, parse_events, parse_interaction
+from ._stream import GeminiInteractionsStream, parse_events, parse_interaction, resume_stream
 from ._tables import REVISION, REVISIONS, RevisionTables
-from ._turn import GeminiFunctionCall, GeminiInteractionSnapshot, GeminiInteractionsTurn
+from ._turn import (
+    GeminiFunctionCall,
+    GeminiInteractionSnapshot,
+    GeminiInteractionsTurn,
+    GeminiResumePoint,
+)
 from .continuation import (
     build_gemini_interactions_continuation,
     build_gemini_interactions_stateless_continuation,
@@ -24,8 +29,10 @@ __all__ = [
     "GeminiInteractionsTurn",
     "GeminiInteractionSnapshot",
     "GeminiInteractionsStream",
+    "GeminiResumePoint",
     "parse_events",
     "parse_interaction",
+    "resume_stream",
     "build_gemini_interactions_continuation",
     "build_gemini_interactions_stateless_continuation",
 ]

@@ -17,6 +17,11 @@ Rules (see ``docs/gemini_interactions.md`` for the decisions behind each):
   ``{}``) is the result.
 * ``event_id``: a replay with the same id and identical payload is ignored; the same
   id with another payload is a conflict.
+* Resumption: the stream exposes ``interaction_id`` and the high-water ``event_id``
+  (``last_event_id``; together ``resume_point``), what a caller persists to resume a
+  stored Interaction's GET stream; the resumed stream's events are fed to the same
+  stream (or to one rebuilt by :func:`resume_stream` from the persisted events), so
+  replayed events are idempotent and a conflicting payload under a seen id fails.
 * ``interaction.status_update`` is optional and never overrides the terminal; the
   Interaction status in ``interaction.completed`` is the authority. Calls are
   released only for a status meaning a tool turn (``requires_action``).
@@ -66,13 +71,15 @@ from ._turn import (
     GeminiFunctionCall,
     GeminiInteractionSnapshot,
     GeminiInteractionsTurn,
+    GeminiResumePoint,
+    check_resume_point,
     seal,
 )
 
 if TYPE_CHECKING:
     from .._protocols import CallProtocol, StreamProtocol, TurnProtocol
 
-__all__ = ["GeminiInteractionsStream", "parse_events", "parse_interaction"]
+__all__ = ["GeminiInteractionsStream", "parse_events", "parse_interaction", "resume_stream"]
 
 #: The copier's bound on string length (its default limits).
 _MAX_STRING_CHARS: Final = JSONLimits().max_string_chars
@@ -286,6 +293,8 @@ class GeminiInteractionsStream:
         # event_id -> the first event seen with it (see _same_payload); bounded by
         # the event limit.
         self._seen: dict[str, dict[str, Any]] = {}
+        # The high-water event_id: that of the last event applied (a replay is not).
+        self._last_event_id: str | None = None
         # Read on every event: copied out of the tables and limits once.
         self._max_events = self._limits.max_events
         self._optional_fields = tuple(self._tables.optional_event_fields.items())
@@ -311,6 +320,28 @@ class GeminiInteractionsStream:
     def poisoned(self) -> bool:
         """True once anything was raised from ``feed`` or ``close``."""
         return self._poison.poisoned
+
+    @property
+    def interaction_id(self) -> str | None:
+        """The Interaction's id from ``interaction.created`` (``None`` before it)."""
+        return self._interaction_id or None
+
+    @property
+    def last_event_id(self) -> str | None:
+        """The high-water ``event_id``: that of the last event applied (first
+        deliveries only; an identical replay of an earlier id does not move it, an
+        event without an id leaves it as it was). ``None`` if no event had one."""
+        return self._last_event_id
+
+    @property
+    def resume_point(self) -> GeminiResumePoint | None:
+        """What to persist to resume this Interaction's GET stream after a disconnect:
+        ``interaction_id`` + ``last_event_id``; ``None`` while either is unknown (then
+        there is nothing a GET could resume after). Only meaningful for a stored
+        Interaction (``store`` true): a creation POST is never replayed."""
+        if not self._interaction_id or self._last_event_id is None:
+            return None
+        return GeminiResumePoint(self._interaction_id, self._last_event_id)
 
     def feed(self, event: object) -> None:
         """Consume one event. Raises a ``ContractError``; any exception poisons the stream."""
@@ -375,6 +406,8 @@ class GeminiInteractionsStream:
                 check_fields(ev, fields, f"events[{n}]")  # raises, saying why
         _HANDLERS[event_type](self, ev, n)
         self._state = next_state
+        if event_id is not None:
+            self._last_event_id = event_id
 
     def _index(self, ev: Mapping[str, Any], n: int) -> int:
         index: int = ev["index"]  # an int by the event's field row
@@ -669,6 +702,47 @@ def parse_events(
     # The unguarded _feed: the first exception ends this call and the stream with it
     # (no one else holds it), so poisoning it per event would guard nothing.
     return drive(stream._feed, stream.close, events, stream._max_events)
+
+
+def resume_stream(
+    events: Iterable[object],
+    point: GeminiResumePoint,
+    *,
+    revision: str = REVISION,
+    limits: StreamLimits | None = None,
+) -> GeminiInteractionsStream:
+    """Rebuild an open stream from persisted state, ready for the resumed GET stream.
+
+    ``events``: the events applied before the disconnect, as persisted by the caller
+    (a stream cannot be resumed from the two ids alone: the steps started before the
+    resume point are needed to finish the turn). ``point``: the
+    :class:`GeminiResumePoint` persisted with them. Returns a new, unclosed
+    :class:`GeminiInteractionsStream` that has applied ``events``; feed it the events
+    of ``GET .../interactions/{point.interaction_id}?stream=true&last_event_id=...``
+    and ``close()`` it. Replays of seen ids in that stream are idempotent; a
+    conflicting payload fails.
+
+    Raises what feeding ``events`` raises; :class:`InvalidArgument` for a bad
+    ``point``; :class:`ProtocolViolation` if ``events`` are of another Interaction
+    than ``point.interaction_id``, or do not hold ``point.last_event_id`` (resuming
+    after an event the persisted events do not hold would skip events for good).
+    """
+    checked = check_resume_point(point)
+    stream = GeminiInteractionsStream(revision=revision, limits=limits)
+    drive(stream.feed, lambda: None, events, stream._max_events)
+    if stream._interaction_id != checked.interaction_id:
+        raise ProtocolViolation(
+            f"the persisted events are of interaction {preview(stream._interaction_id)}, "
+            f"the resume point names {preview(checked.interaction_id)}",
+            where="point.interaction_id",
+        )
+    if checked.last_event_id not in stream._seen:
+        raise ProtocolViolation(
+            f"the persisted events do not hold event_id {preview(checked.last_event_id)}; "
+            "resuming after it would skip the events in between",
+            where="point.last_event_id",
+        )
+    return stream
 
 
 # ----------------------------------------------------------------- snapshots

@@ -17,12 +17,13 @@ from typing import Any, Final, Literal, TypeVar
 from .._stream import check_revision
 from .._values import preview
 from ..digest import canonical_bytes, canonical_digest
-from ..errors import ContractError, SnapshotMutated
+from ..errors import ContractError, InvalidArgument, SnapshotMutated
 from ._tables import REVISIONS
 
 __all__ = [
     "CONTRACT",
     "GeminiFunctionCall",
+    "GeminiResumePoint",
     "GeminiInteractionsTurn",
     "GeminiInteractionSnapshot",
     "AnyTurn",
@@ -48,6 +49,48 @@ class GeminiFunctionCall:
     name: str
     arguments: dict[str, Any]
     index: int | None = None
+
+
+#: Bound on each string of a resume point (ids are opaque tokens, not documents).
+MAX_RESUME_ID_CHARS: Final = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class GeminiResumePoint:
+    """What a caller persists to resume a stored Interaction's GET stream.
+
+    ``interaction_id`` names the Interaction (``GET .../interactions/{id}`` with
+    ``stream=true``); ``last_event_id`` is the high-water ``event_id``, sent as
+    ``last_event_id`` so the server resumes after that event. Both are non-empty
+    ``str`` of at most :data:`MAX_RESUME_ID_CHARS` characters (else
+    :class:`InvalidArgument`). It is not a recovery cursor for a creation POST: only
+    a stored Interaction can be resumed.
+    """
+
+    interaction_id: str
+    last_event_id: str
+
+    def __post_init__(self) -> None:
+        check_resume_point(self)
+
+
+def check_resume_point(point: object) -> GeminiResumePoint:
+    """Return ``point`` if it is an intact :class:`GeminiResumePoint` (exactly that
+    class, fields re-checked: a frozen dataclass can be changed with
+    ``object.__setattr__``); raise :class:`InvalidArgument` otherwise."""
+    if type(point) is not GeminiResumePoint:
+        raise InvalidArgument(
+            f"resume point must be a GeminiResumePoint, got {preview(point)}", where="point"
+        )
+    for field in ("interaction_id", "last_event_id"):
+        value = object.__getattribute__(point, field)
+        if type(value) is not str or not value or len(value) > MAX_RESUME_ID_CHARS:
+            raise InvalidArgument(
+                f"{field} must be a non-empty str of at most {MAX_RESUME_ID_CHARS} "
+                f"characters, got {preview(value)}",
+                where=f"point.{field}",
+            )
+    return point
 
 
 def _listed(value: object, field: str) -> list[Any]:

@@ -1,0 +1,252 @@
+"""Gemini Interactions: the seed's resume rule for a stored Interaction's GET stream.
+
+Seed: "The official last_event_id resumes a still-retrievable stored Interaction's GET
+stream. [...] A real implementation must persist both interaction ID and high-water
+event ID"; "a replay with identical ID and identical payload [is] idempotent delivery;
+the same ID with different payload is a conflict."
+
+The stream exposes ``interaction_id``, ``last_event_id`` (the high-water ``event_id``)
+and ``resume_point``; the events of the resumed GET stream go to the same stream, or
+to one rebuilt by ``resume_stream`` from the persisted events and the resume point.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import event, given
+from hypothesis import strategies as st
+
+from pcfuzz.contracts.errors import ContractError, InvalidArgument, ProtocolViolation
+from pcfuzz.contracts.gemini_interactions import (
+    GeminiInteractionsStream,
+    GeminiResumePoint,
+    parse_events,
+    resume_stream,
+)
+from pcfuzz.contracts.sse import decode_sse
+from pcfuzz.contracts.wire import sse_to_events
+from pcfuzz.strategies import gemini_interactions as gs
+from pcfuzz.strategies.sse import render_events
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURE = ROOT / "fixtures" / "gemini_interactions.json"
+
+
+def fixture_events() -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = json.loads(FIXTURE.read_text(encoding="utf-8"))["events"]
+    return events
+
+
+def _fed(events: list[dict[str, Any]]) -> GeminiInteractionsStream:
+    stream = GeminiInteractionsStream()
+    for e in events:
+        stream.feed(copy.deepcopy(e))
+    return stream
+
+
+# ------------------------------------------------------------ what is persisted
+
+
+def test_stream_exposes_interaction_id_and_high_water_event_id() -> None:
+    events = fixture_events()
+    stream = GeminiInteractionsStream()
+    assert (stream.interaction_id, stream.last_event_id, stream.resume_point) == (None, None, None)
+    for n, e in enumerate(events[:5]):
+        stream.feed(copy.deepcopy(e))
+        assert stream.last_event_id == e["event_id"], n
+    iid = events[0]["interaction"]["id"]
+    assert stream.interaction_id == iid
+    assert stream.resume_point == GeminiResumePoint(iid, events[4]["event_id"])
+
+
+def test_replay_of_an_earlier_event_does_not_move_the_high_water_event_id() -> None:
+    # A naive "last id seen" would point back at event 1, and a resume after it would
+    # have the server redeliver everything from event 2 on (or skip nothing, by luck).
+    events = fixture_events()
+    stream = _fed(events[:6])
+    stream.feed(copy.deepcopy(events[1]))
+    assert stream.last_event_id == events[5]["event_id"]
+
+
+def test_event_without_event_id_leaves_the_high_water_event_id() -> None:
+    events = fixture_events()
+    stream = _fed(events[:4])
+    bare = copy.deepcopy(events[4])
+    bare.pop("event_id")
+    stream.feed(bare)
+    assert stream.last_event_id == events[3]["event_id"]
+
+
+def test_no_resume_point_before_interaction_created_or_without_event_ids() -> None:
+    events = [dict(e) for e in fixture_events()]
+    for e in events:
+        e.pop("event_id")
+    stream = _fed(events[:5])
+    assert stream.interaction_id is not None
+    assert stream.last_event_id is None and stream.resume_point is None
+
+
+# ------------------------------------------------------ the resumed GET stream
+
+
+def test_resumed_stream_replaying_already_seen_events_is_idempotent() -> None:
+    events = fixture_events()
+    stream = _fed(events[:7])
+    # The server resumes "after" the high-water id but may redeliver: an overlap of 3.
+    for e in events[4:]:
+        stream.feed(copy.deepcopy(e))
+    assert stream.close().digest == parse_events(events).digest
+
+
+def test_resumed_stream_with_a_conflicting_payload_under_a_seen_id_fails() -> None:
+    events = fixture_events()
+    stream = _fed(events[:7])
+    conflict = copy.deepcopy(events[6])
+    conflict["delta"]["arguments"] = '{"order_ref": "B-200"'
+    with pytest.raises(ProtocolViolation, match="different payload"):
+        stream.feed(conflict)
+    assert stream.poisoned
+
+
+def test_resume_stream_rebuilds_the_stream_from_persisted_events_and_point() -> None:
+    events = fixture_events()
+    before = _fed(events[:7])
+    point = before.resume_point
+    assert point is not None
+    rebuilt = resume_stream(events[:7], point)
+    assert rebuilt.resume_point == point
+    for e in events[5:]:
+        rebuilt.feed(copy.deepcopy(e))
+    assert rebuilt.close().digest == parse_events(events).digest
+
+
+def test_resume_point_of_events_that_do_not_hold_its_event_id_is_rejected() -> None:
+    # Persisted events lost the tail the point claims seen: resuming after the point
+    # would skip those events for good.
+    events = fixture_events()
+    point = _fed(events[:7]).resume_point
+    assert point is not None
+    with pytest.raises(ProtocolViolation, match="skip") as info:
+        resume_stream(events[:5], point)
+    assert info.value.where == "point.last_event_id"
+
+
+def test_resume_point_of_another_interaction_is_rejected() -> None:
+    events = fixture_events()
+    with pytest.raises(ProtocolViolation, match="interaction") as info:
+        resume_stream(events[:7], GeminiResumePoint("another-interaction", events[6]["event_id"]))
+    assert info.value.where == "point.interaction_id"
+
+
+@pytest.mark.parametrize("fields", [("", "e1"), ("i", ""), ("i", 3), (None, "e"),
+                                    ("i" * 5000, "e")])
+def test_resume_point_fields_are_non_empty_bounded_strings(fields: tuple[Any, Any]) -> None:
+    with pytest.raises(InvalidArgument):
+        GeminiResumePoint(*fields)
+
+
+def test_resume_stream_rechecks_a_point_changed_after_construction() -> None:
+    events = fixture_events()
+    point = GeminiResumePoint(events[0]["interaction"]["id"], events[6]["event_id"])
+    object.__setattr__(point, "last_event_id", 7)
+    with pytest.raises(InvalidArgument):
+        resume_stream(events[:7], point)
+    with pytest.raises(InvalidArgument):
+        resume_stream(events[:7], {"interaction_id": "i", "last_event_id": "e"})  # type: ignore[arg-type]
+
+
+def test_resumed_get_stream_as_sse_bytes_feeds_the_same_stream() -> None:
+    # The wire path: the resumed GET capture (with SSE id: lines equal to event_id)
+    # decoded and mapped by contracts.wire, fed to the stream rebuilt from the state.
+    events = fixture_events()
+    point = _fed(events[:7]).resume_point
+    assert point is not None
+    body = b"".join(
+        b"id: %s\ndata: %s\n\n" % (e["event_id"].encode(), json.dumps(e).encode())
+        for e in events[6:])
+    stream = resume_stream(events[:7], point)
+    for e in sse_to_events("gemini-interactions", decode_sse(body)):
+        stream.feed(e)
+    assert stream.close().digest == parse_events(events).digest
+
+
+# ------------------------------------------------------------------ properties
+
+
+@given(st.data())
+def test_any_disconnect_and_overlapping_resume_gives_the_uninterrupted_turn(
+    data: st.DataObject,
+) -> None:
+    model = data.draw(gs.turn_models())
+    model.with_event_ids = True
+    rendered = data.draw(gs.rendered_streams(model))
+    events = rendered.events
+    cut = data.draw(st.integers(1, len(events) - 1), label="disconnect after")
+    seen = events[:cut]
+    point = _fed(seen).resume_point
+    assert point is not None and point.last_event_id == seen[-1]["event_id"]
+    overlap = data.draw(st.integers(0, cut), label="events redelivered")
+    event(f"overlap={'none' if overlap == 0 else 'all' if overlap == cut else 'some'}")
+    rebuilt = data.draw(st.booleans(), label="rebuilt from persisted state")
+    event(f"rebuilt={rebuilt}")
+    stream = resume_stream(seen, point) if rebuilt else _fed(seen)
+    for e in events[cut - overlap:]:
+        stream.feed(copy.deepcopy(e))
+    assert stream.resume_point == GeminiResumePoint(model.interaction_id, events[-1]["event_id"])
+    assert stream.close().digest == parse_events(events).digest
+
+
+@given(st.data())
+def test_any_conflicting_payload_in_a_resumed_stream_fails(data: st.DataObject) -> None:
+    model = data.draw(gs.turn_models())
+    model.with_event_ids = True
+    rendered = data.draw(gs.rendered_streams(model))
+    events = rendered.events
+    cut = data.draw(st.integers(1, len(events) - 1), label="disconnect after")
+    pos = data.draw(st.integers(0, cut - 1), label="conflicting event")
+    other = copy.deepcopy(events[pos])
+    other["x_conflict"] = data.draw(st.integers())
+    event(f"conflict on {other['event_type']}")
+    stream = resume_stream(events[:cut], GeminiResumePoint(model.interaction_id,
+                                                            events[cut - 1]["event_id"]))
+    with pytest.raises(ProtocolViolation, match="different payload"):
+        for e in [*events[pos:cut], other, *events[cut:]]:
+            stream.feed(copy.deepcopy(e) if e is not other else other)
+        stream.close()
+
+
+@given(st.data())
+def test_resume_stream_never_accepts_a_point_its_events_did_not_reach(
+    data: st.DataObject,
+) -> None:
+    model = data.draw(gs.turn_models())
+    model.with_event_ids = True
+    events = data.draw(gs.rendered_streams(model)).events
+    kept = data.draw(st.integers(1, len(events) - 1), label="persisted events")
+    beyond = data.draw(st.integers(kept, len(events) - 1), label="point at event")
+    event(f"missing={beyond - kept + 1}")
+    point = GeminiResumePoint(model.interaction_id, events[beyond]["event_id"])
+    with pytest.raises(ContractError):
+        resume_stream(events[:kept], point)
+
+
+@given(st.data())
+def test_resumed_sse_capture_rechunked_gives_the_uninterrupted_turn(data: st.DataObject) -> None:
+    model = data.draw(gs.turn_models())
+    model.with_event_ids = True
+    events = data.draw(gs.rendered_streams(model)).events
+    cut = data.draw(st.integers(1, len(events) - 1), label="disconnect after")
+    overlap = data.draw(st.integers(0, cut), label="events redelivered")
+    rng = data.draw(st.randoms(use_true_random=False), label="rendering")
+    raw = render_events("gemini-interactions", events[cut - overlap:], rng)
+    event(f"overlap={'none' if overlap == 0 else 'some'}, id lines={b'id:' in raw}")
+    stream = resume_stream(events[:cut], GeminiResumePoint(model.interaction_id,
+                                                            events[cut - 1]["event_id"]))
+    for e in sse_to_events("gemini-interactions", decode_sse(raw)):
+        stream.feed(e)
+    assert stream.close().digest == parse_events(events).digest
