@@ -43,7 +43,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, Final, NoReturn, cast
 
-from .errors import LimitExceeded, StrictJSONError
+from .errors import InvalidArgument, LimitExceeded, StrictJSONError
 
 __all__ = ["JSONLimits", "DEFAULT_LIMITS", "loads"]
 
@@ -80,7 +80,8 @@ class JSONLimits:
     literals; object keys are not counted). Default 1,000,000: bounds the memory a
     document of many tiny containers (``[[],[],...]``) can cost.
 
-    Construction raises ``ValueError`` for a field that is not a positive ``int``.
+    Construction raises :class:`~contracts.errors.InvalidArgument` (a ``ContractError``
+    that is also a ``ValueError``) for a field that is not a positive ``int``.
     :func:`loads` re-checks every field on each call (the constructor's check can be
     bypassed) and accepts exactly this class, not a subclass.
 
@@ -100,7 +101,17 @@ class JSONLimits:
         for field in fields(self):
             value = getattr(self, field.name)
             if type(value) is not int or value < 1:
-                raise ValueError(f"JSONLimits.{field.name} must be a positive int, got {value!r}")
+                raise InvalidArgument(
+                    f"JSONLimits.{field.name} must be a positive int, got {_shown(value)}",
+                    where=f"limits.{field.name}",
+                )
+
+
+def _shown(value: object) -> str:
+    """A field value for a message: exact ints in full up to 18 digits, else a type name."""
+    if type(value) is int and -(10**18) < value < 10**18:
+        return repr(value)
+    return f"<{type(value).__name__}>"
 
 
 DEFAULT_LIMITS: Final = JSONLimits()
