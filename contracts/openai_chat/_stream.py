@@ -10,9 +10,11 @@ at import, so a rule without a handler fails at import.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from .. import strict_json
+from .._kinds import INT64_MAX
 from .._protocols import CallProtocol, StreamProtocol, TurnProtocol
 from .._stream import FragmentBuffer, Poison, StreamLimits, check_stream_limits, drive
 from .._values import copy_json, preview
@@ -26,7 +28,15 @@ from ..errors import (
     StreamTruncated,
     UnsupportedProviderState,
 )
-from ._tables import DONE, FIXTURE_DONE_EVENT, LEVEL_RULES, REVISION, Field
+from ._tables import (
+    DONE,
+    FIXTURE_DONE_EVENT,
+    LEVEL_RULES,
+    REVISION,
+    REVISIONS,
+    Field,
+    RevisionTables,
+)
 from ._turn import (
     ChatCompletionTurn,
     ChatToolCall,
@@ -206,7 +216,11 @@ class ChatCompletionStream:
         self._limits = limits
         self._revision = revision
         self._levels = levels_of(revision)
+        # The fast path for the common chunk shapes, or None (the general path only):
+        # it stands in for the handlers it was built with, so none if one was replaced.
+        self._plan: _FastPlan | None = _PLANS.get(revision) if _handlers_intact() else None
         self._index_field = tables.field_for("tool_delta", "tool_index")
+        self._transitions = tables.transitions
         self._poison = Poison()
         self._state = tables.initial_state
         self._frames = 0
@@ -281,38 +295,42 @@ class ChatCompletionStream:
 
     def _feed(self, frame: object) -> ProgressEvent | None:
         index = self._frames
-        where = f"event {index}"
         if index >= self._limits.max_events:
-            raise LimitExceeded(f"more than {self._limits.max_events} frames", where=where)
+            raise LimitExceeded(f"more than {self._limits.max_events} frames",
+                                where=f"event {index}")
         self._frames = index + 1
         if type(frame) is str:
             if frame != DONE:
                 raise ProtocolViolation(
-                    f"frame is a string other than {DONE!r}: {preview(frame)}", where=where
+                    f"frame is a string other than {DONE!r}: {preview(frame)}",
+                    where=f"event {index}",
                 )
             kind = "done"
         elif type(frame) is dict:
             kind = "chunk"
         else:
             raise ProtocolViolation(
-                f"frame must be a JSON object or {DONE!r}, got {preview(frame)}", where=where
+                f"frame must be a JSON object or {DONE!r}, got {preview(frame)}",
+                where=f"event {index}",
             )
-        following = self._tables.transitions[self._state].get(kind)
+        following = self._transitions[self._state].get(kind)
         if following is None:
             after_done = self._state in self._tables.closing_states
             raise ProtocolViolation(
                 f"{kind} frame not allowed in state {self._state!r}"
                 + (f" (nothing may follow {DONE})" if after_done else ""),
-                where=where,
+                where=f"event {index}",
             )
         kinds: set[str] = set()
         self._kinds = kinds
         if kind == "chunk":
-            self._level("chunk", frame, where)  # type: ignore[arg-type]
+            plan = self._plan
+            if plan is None or not self._fast_chunk(plan, frame, index):  # type: ignore[arg-type]
+                self._level("chunk", frame, f"event {index}")  # type: ignore[arg-type]
         self._state = following
         if not kinds:
             return None
-        event = ProgressEvent(index, tuple(sorted(kinds)))
+        event = ProgressEvent(index, tuple(kinds) if len(kinds) == 1 else tuple(sorted(kinds)))
         self._progress.append(event)
         return event
 
@@ -321,6 +339,204 @@ class ChatCompletionStream:
         for _, name, spec, item in read_fields(value, self._levels[level], at):
             if handlers[spec.rule](self, name, item, at) and spec.progress:
                 self._kinds.add(spec.progress)
+
+    def _fast_chunk(self, plan: _FastPlan, frame: dict[str, Any], index: int) -> bool:
+        """Read a chunk of a common shape as the general path would, faster.
+
+        Returns False, having changed nothing, for any chunk it does not cover; the
+        caller then reads it with the general path. Phase 1 only looks: exact
+        string keys at every level, no unknown key on a closed level, each known
+        field of its kind or null where the table allows it, no provider error, at
+        most one choice with the supported index, a known role and tool type, a
+        tool index in range -- every rule of :func:`._turn.read_fields` and every
+        handler check that needs no state. Phase 2 applies the handlers' effects in
+        table order; where a handler can still fail (a conflicting first value, a
+        limit, a duplicate tool id), the same handler or the same message raises
+        with the same ``where``. The kinds written below as types are the ones
+        :func:`_plan_for` found in the tables (else there is no plan).
+        """
+        for key in frame:
+            if type(key) is not str:
+                return False
+        if plan.error in frame:
+            return False
+        get = frame.get
+        choices = get(plan.choices)
+        if type(choices) is not list or len(choices) > 1:
+            return False
+        response_id = get(plan.response_id)
+        if response_id is not None and type(response_id) is not str:
+            return False
+        model = get(plan.model)
+        if model is not None and type(model) is not str:
+            return False
+        usage = get(plan.usage)
+        if usage is not None and type(usage) is not dict:
+            return False
+        choice: dict[str, Any] | None = None
+        delta: Any = None
+        finish: Any = None
+        if choices:
+            choice = choices[0]
+            if type(choice) is not dict:
+                return False
+            for key in choice:
+                if type(key) is not str:
+                    return False
+            get = choice.get
+            choice_index = get(plan.choice_index)
+            if type(choice_index) is not int or choice_index != plan.choice_index_value:
+                return False
+            delta = get(plan.delta_field)
+            if type(delta) is not dict:
+                return False
+            finish = get(plan.finish_reason)
+            if finish is not None and type(finish) is not str:
+                return False
+            specs = plan.delta
+            for key, value in delta.items():
+                if type(key) is not str:
+                    return False
+                spec = specs.get(key)
+                if spec is None or (
+                    type(value) is not spec[0] if value is not None else not spec[1]
+                ):
+                    return False
+            role = delta.get(plan.role)
+            if role is not None and role not in plan.roles:
+                return False
+            tools = delta.get(plan.tool_calls)
+            if tools:
+                tool_fields = plan.tool_fields
+                function_fields = plan.function_fields
+                for entry in tools:
+                    if type(entry) is not dict:
+                        return False
+                    for key in entry:
+                        if type(key) is not str or key not in tool_fields:
+                            return False
+                    get = entry.get
+                    tool_index = get(plan.tool_index)
+                    if type(tool_index) is not int or not 0 <= tool_index <= plan.max_tool_index:
+                        return False
+                    value = get(plan.tool_id)
+                    if value is not None and (type(value) is not str or not value):
+                        return False
+                    value = get(plan.tool_type)
+                    if value is not None and (
+                        type(value) is not str or value not in plan.tool_types
+                    ):
+                        return False
+                    function = get(plan.function_field)
+                    if function is not None:
+                        if type(function) is not dict:
+                            return False
+                        for key in function:
+                            if type(key) is not str or key not in function_fields:
+                                return False
+                        get = function.get
+                        value = get(plan.name)
+                        if value is not None and type(value) is not str:
+                            return False
+                        value = get(plan.arguments)
+                        if value is not None and type(value) is not str:
+                            return False
+        # Phase 2: the effects, in table order.
+        first_values = self._first_values
+        if response_id is not None and first_values.get(plan.response_id) != response_id:
+            self._on_first_value(plan.response_id, response_id, f"event {index}")
+        if model and self._model is None:
+            self._model = model
+        if usage is not None:
+            self._on_usage(plan.usage, usage, f"event {index}")
+        if choice is None:
+            return True
+        items = (
+            delta.items() if len(delta) < 2
+            else [(name, delta[name]) for name in plan.delta_order if name in delta]
+        )
+        for name, value in items:
+            rule = plan.delta_rules[name]
+            if rule == "tool_calls":
+                if value is not None:
+                    for position, entry in enumerate(value):
+                        self._fast_tool(plan, entry, index, position)
+            elif rule == "text":
+                text = self._texts[name]
+                if value is None:
+                    if text.state == _ABSENT:
+                        text.state = _NULL
+                    continue
+                text.state = _TEXT
+                if value:
+                    try:
+                        text.buffer.append(value)
+                    except LimitExceeded as exc:
+                        raise LimitExceeded(
+                            exc.message, where=f"{plan.delta_at(index)}.{name}"
+                        ) from None
+                    progress = plan.progress[name]
+                    if progress:
+                        self._kinds.add(progress)
+            elif rule == "role" and value is not None:
+                self._role = value
+        if finish is not None and first_values.get(plan.finish_reason) != finish:
+            self._on_first_value(plan.finish_reason, finish, f"event {index}.{plan.choices}[0]")
+        return True
+
+    def _fast_tool(self, plan: _FastPlan, entry: dict[str, Any], index: int,
+                   position: int) -> None:
+        """Phase 2 of :meth:`_fast_chunk` for one tool delta phase 1 accepted."""
+        tool_index = entry[plan.tool_index]
+        bucket = self._tools.get(tool_index)
+        if bucket is None:
+            bucket = self._bucket(tool_index, plan.entry_at(index, position), plan.tool_index)
+        kinds = self._kinds
+        tool_id = entry.get(plan.tool_id)
+        if tool_id is not None and self._on_tool_id(
+            bucket, plan.tool_id, tool_id, plan.entry_at(index, position)
+        ):
+            progress = plan.progress_tool[plan.tool_id]
+            if progress:
+                kinds.add(progress)
+        tool_type = entry.get(plan.tool_type)
+        if tool_type is not None and self._on_tool_type(
+            bucket, plan.tool_type, tool_type, plan.entry_at(index, position)
+        ):
+            progress = plan.progress_tool[plan.tool_type]
+            if progress:
+                kinds.add(progress)
+        function = entry.get(plan.function_field)
+        if function is None:
+            return
+        name = function.get(plan.name)
+        if name and self._on_tool_name(
+            bucket, plan.name, name, plan.function_at(index, position)
+        ):
+            progress = plan.progress_function[plan.name]
+            if progress:
+                kinds.add(progress)
+        arguments = function.get(plan.arguments)
+        if arguments is None:
+            return
+        bucket.arguments_seen = True
+        if not arguments:
+            return
+        try:
+            size = bucket.arguments.append(arguments)
+        except LimitExceeded as exc:
+            raise LimitExceeded(
+                exc.message, where=f"{plan.function_at(index, position)}.{plan.arguments}"
+            ) from None
+        total = self._argument_bytes + size
+        self._argument_bytes = total
+        if total > self._limits.max_total_fragment_bytes:
+            raise self._arguments_total(
+                f"{plan.function_at(index, position)}.{plan.arguments}"
+            )
+        progress = plan.progress_function[plan.arguments]
+        if progress:
+            kinds.add(progress)
 
     def _on_error(self, name: str, value: Any, at: str) -> bool:
         raise ProviderError(f"provider error frame: {_error_text(value)}", where=f"{at}.{name}")
@@ -500,11 +716,14 @@ class ChatCompletionStream:
             return False
         self._argument_bytes += _append(bucket.arguments, value, at, name)
         if self._argument_bytes > self._limits.max_total_fragment_bytes:
-            raise LimitExceeded(
-                f"tool arguments exceed {self._limits.max_total_fragment_bytes} bytes in total",
-                where=f"{at}.{name}",
-            )
+            raise self._arguments_total(f"{at}.{name}")
         return True
+
+    def _arguments_total(self, where: str) -> LimitExceeded:
+        return LimitExceeded(
+            f"tool arguments exceed {self._limits.max_total_fragment_bytes} bytes in total",
+            where=where,
+        )
 
     # -- end -----------------------------------------------------------------
 
@@ -624,6 +843,183 @@ def check_handlers(handlers: Mapping[str, Mapping[str, object]]) -> None:
 check_handlers({**_HANDLERS, **_TOOL_HANDLERS})
 
 
+# ------------------------------------------------------------- the fast path
+
+
+# The shape the fast path is written for: per level, each field's (rule, kind,
+# required, nullable) in table order. A revision whose tables say otherwise for any
+# of these levels gets no plan and reads every chunk with the general path.
+_FAST_SHAPE: Final[Mapping[str, tuple[tuple[str, str, bool, bool], ...]]] = {
+    "chunk": (
+        ("error", "any", False, True),
+        ("response_id", "str", False, True),
+        ("model_reported", "str", False, True),
+        ("usage", "object", False, True),
+        ("choices", "array", True, False),
+    ),
+    "choice": (
+        ("choice_index", "int", True, False),
+        ("delta", "object", True, False),
+        ("finish_reason", "str", False, True),
+    ),
+    "tool_delta": (
+        ("tool_index", "int", True, False),
+        ("tool_id", "nonempty_str", False, True),
+        ("tool_type", "str", False, True),
+        ("function", "object", False, True),
+    ),
+    "function_delta": (
+        ("tool_name", "str", False, True),
+        ("tool_arguments", "str", False, True),
+    ),
+}
+_FAST_OPEN: Final = ("chunk", "choice")
+_FAST_CLOSED: Final = ("delta", "tool_delta", "function_delta")
+# Delta fields are looked up by name (the level's fields vary): each is read as
+# exactly this type, or for kind ``any`` only as null.
+_FAST_TYPES: Final[Mapping[str, type]] = {
+    "str": str, "object": dict, "array": list, "bool": bool,
+}
+_FAST_DELTA_RULES: Final = frozenset({"role", "text", "tool_calls", "null_only"})
+
+
+_Spec = tuple[type, bool]  # (the exact type of a non-null value, null allowed)
+
+
+class _Never:
+    """No JSON value is of this type: a field with it is accepted only as null."""
+
+
+@dataclass(frozen=True, slots=True)
+class _FastPlan:
+    """What :meth:`ChatCompletionStream._fast_chunk` reads, derived from one
+    revision's tables by :func:`_plan_for`: the field names of the rules it applies,
+    each delta field's exact type and nullability, the closed levels' field sets,
+    the value sets and progress kinds."""
+
+    delta: Mapping[str, _Spec]
+    tool_fields: frozenset[str]
+    function_fields: frozenset[str]
+    error: str
+    choices: str
+    response_id: str
+    model: str
+    usage: str
+    choice_index: str
+    choice_index_value: int
+    delta_field: str
+    finish_reason: str
+    role: str
+    roles: frozenset[str]
+    tool_calls: str
+    delta_order: tuple[str, ...]
+    delta_rules: Mapping[str, str]
+    progress: Mapping[str, str | None]
+    tool_index: str
+    max_tool_index: int
+    tool_id: str
+    tool_type: str
+    tool_types: frozenset[str]
+    function_field: str
+    progress_tool: Mapping[str, str | None]
+    name: str
+    arguments: str
+    progress_function: Mapping[str, str | None]
+
+    def delta_at(self, index: int) -> str:
+        return f"event {index}.{self.choices}[0].{self.delta_field}"
+
+    def entry_at(self, index: int, position: int) -> str:
+        return f"{self.delta_at(index)}.{self.tool_calls}[{position}]"
+
+    def function_at(self, index: int, position: int) -> str:
+        return f"{self.entry_at(index, position)}.{self.function_field}"
+
+
+def _plan_for(tables: RevisionTables) -> _FastPlan | None:
+    """The fast path's plan for ``tables``, or None if they are shaped otherwise than
+    the fast path is written for (then every chunk takes the general path)."""
+    levels = tables.levels
+    if any(level in tables.closed_levels for level in _FAST_OPEN):
+        return None
+    if not all(level in tables.closed_levels for level in _FAST_CLOSED):
+        return None
+    for level, shape in _FAST_SHAPE.items():
+        found = tuple(
+            (spec.rule, spec.kind, spec.required, spec.nullable)
+            for spec in levels[level].values()
+        )
+        if found != shape:
+            return None
+    delta_specs: dict[str, _Spec] = {}
+    for name, spec in levels["delta"].items():
+        if spec.rule not in _FAST_DELTA_RULES or spec.required:
+            return None
+        if spec.kind == "any" and spec.rule == "null_only":
+            delta_specs[name] = (_Never, spec.nullable)
+        elif spec.kind in _FAST_TYPES and spec.rule != "null_only":
+            delta_specs[name] = (_FAST_TYPES[spec.kind], spec.nullable)
+        else:
+            return None
+    if not 0 <= tables.choice_index <= INT64_MAX:  # the general path's int kind
+        return None
+    delta = levels["delta"]
+
+    def progress(level: str) -> dict[str, str | None]:
+        return {name: spec.progress for name, spec in levels[level].items()}
+
+    return _FastPlan(
+        delta=delta_specs,
+        tool_fields=frozenset(levels["tool_delta"]),
+        function_fields=frozenset(levels["function_delta"]),
+        error=tables.field_for("chunk", "error"),
+        choices=tables.field_for("chunk", "choices"),
+        response_id=tables.field_for("chunk", "response_id"),
+        model=tables.field_for("chunk", "model_reported"),
+        usage=tables.field_for("chunk", "usage"),
+        choice_index=tables.field_for("choice", "choice_index"),
+        choice_index_value=tables.choice_index,
+        delta_field=tables.field_for("choice", "delta"),
+        finish_reason=tables.field_for("choice", "finish_reason"),
+        role=tables.field_for("delta", "role"),
+        roles=tables.message_roles,
+        tool_calls=tables.field_for("delta", "tool_calls"),
+        delta_order=tuple(delta),
+        delta_rules={name: spec.rule for name, spec in delta.items()},
+        progress=progress("delta"),
+        tool_index=tables.field_for("tool_delta", "tool_index"),
+        max_tool_index=tables.max_tool_index,
+        tool_id=tables.field_for("tool_delta", "tool_id"),
+        tool_type=tables.field_for("tool_delta", "tool_type"),
+        tool_types=tables.tool_types,
+        function_field=tables.field_for("tool_delta", "function"),
+        progress_tool=progress("tool_delta"),
+        name=tables.field_for("function_delta", "tool_name"),
+        arguments=tables.field_for("function_delta", "tool_arguments"),
+        progress_function=progress("function_delta"),
+    )
+
+
+# The handler rows the fast path applies the effects of (inline or by calling them).
+_FAST_HANDLERS: Final = {
+    level: dict(row) for level, row in {**_HANDLERS, **_TOOL_HANDLERS}.items()
+}
+
+
+def _handlers_intact() -> bool:
+    """Whether the handler tables still hold the handlers the fast path stands in for."""
+    current = {**_HANDLERS, **_TOOL_HANDLERS}
+    return all(dict(current.get(level, {})) == row for level, row in _FAST_HANDLERS.items())
+
+
+#: revision -> its fast path's plan (a revision without one reads the general path).
+_PLANS: Final[Mapping[str, _FastPlan]] = {
+    revision: plan
+    for revision, plan in ((r, _plan_for(t)) for r, t in REVISIONS.items())
+    if plan is not None
+}
+
+
 def _first_identity(
     current: str | None, value: str, name: str, bucket: _ToolBucket, at: str
 ) -> bool:
@@ -672,7 +1068,9 @@ def parse_events(
     """
     bounds = check_stream_limits(limits)
     stream = ChatCompletionStream(revision=revision, limits=bounds)
-    return drive(stream.feed, stream.close, events, bounds.max_events)
+    # The unguarded _feed: the first exception ends this call and the stream with it
+    # (no one else holds it), so poisoning it per event would guard nothing.
+    return drive(stream._feed, stream.close, events, bounds.max_events)
 
 
 def frames_from_fixture_events(
