@@ -262,8 +262,10 @@ def _run_example(tmp_path: Path, *, break_gate: bool) -> subprocess.CompletedPro
         assert gate in text
         parser.write_text(text.replace(gate, "if False:"), encoding="utf-8")
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
-         "pcfuzz.fuzz.pytest_plugin", "--pcfuzz-max-examples", "25", "test_toy_anthropic.py"],
+        # The plugin comes from the installed pytest11 entry point, as for a user
+        # (naming it with -p as well would register it twice).
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+         "--pcfuzz-max-examples", "25", "test_toy_anthropic.py"],
         cwd=tmp_path, capture_output=True, text=True, env=os.environ.copy(), timeout=900)
 
 
