@@ -14,7 +14,7 @@ import json
 from typing import Any, Final
 
 from ._values import copy_json, preview
-from .errors import SnapshotMutated
+from .errors import LimitExceeded, SnapshotMutated
 from .strict_json import JSONLimits
 
 __all__ = ["canonical_bytes", "canonical_digest", "check_digest"]
@@ -39,9 +39,13 @@ def canonical_bytes(value: Any) -> bytes:
     lie, shared references that expand exponentially, deep nesting) reaches
     ``json.dumps``. Raises :class:`SnapshotMutated` if the value is no longer
     JSON-compatible (a caller stored a non-JSON object or a non-finite float in the
-    turn's raw data), :class:`~contracts.errors.LimitExceeded` past a bound.
+    turn's raw data) or past a bound.
     """
-    plain = copy_json(value, what="snapshot", error=SnapshotMutated, limits=DIGEST_LIMITS)
+    try:
+        plain = copy_json(value, what="snapshot", error=SnapshotMutated, limits=DIGEST_LIMITS)
+    except LimitExceeded as exc:
+        # A value past the bounds cannot be a snapshot the parser produced.
+        raise SnapshotMutated(f"snapshot is no longer canonical JSON: {exc.message}") from exc
     try:
         text = json.dumps(
             plain,

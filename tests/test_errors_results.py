@@ -12,8 +12,14 @@ from pcfuzz.contracts.results import ModelVisibleToolResult, bind_results
 
 
 def test_every_public_error_is_a_contract_error() -> None:
+    dispositions = {errors.TRANSIENT, errors.REJECTED, errors.MISS}
     for name in errors.__all__:
-        assert issubclass(getattr(errors, name), errors.ContractError), name
+        value = getattr(errors, name)
+        if isinstance(value, type):
+            assert issubclass(value, errors.ContractError), name
+            assert value.disposition in dispositions, name
+        else:
+            assert value in dispositions or value == errors.DISPOSITIONS, name
 
 
 def test_error_message_says_where() -> None:
