@@ -333,9 +333,11 @@ def replay_regressions(adapter: Adapter, contract: str, root: Path | None, *,
 def run_family(adapter: Adapter, contract: str, family: str, *, input: str = "events",
                strict: bool = False, max_examples: int | None = None,
                derandomize: bool | None = None,
+               tick: Callable[[int, bool], None] | None = None,
                ) -> tuple[tuple[Any, Any, str] | None, int]:
     """One hypothesis run of one family: ``((scenario, outcome, problem) | None,
-    examples)``. A violation is shrunk; the tuple is the minimal failing example."""
+    examples)``. A violation is shrunk; the tuple is the minimal failing example.
+    ``tick(examples, shrinking)`` is called after every example (progress)."""
     from hypothesis import HealthCheck, Phase, Verbosity, assume, given, settings
     from hypothesis.errors import Unsatisfiable
 
@@ -369,6 +371,9 @@ def run_family(adapter: Adapter, contract: str, family: str, *, input: str = "ev
         problem = check(scenario, outcome, strict=strict)
         if problem is not None:
             state["last"] = (scenario, outcome, problem)
+        if tick is not None:
+            tick(state["runs"], state["last"] is not None)
+        if problem is not None:
             raise _Violation(problem)
 
     try:
@@ -387,6 +392,28 @@ def run_family(adapter: Adapter, contract: str, family: str, *, input: str = "ev
 
 
 # --------------------------------------------------------------------- whole run
+
+#: Seconds between progress lines while one family runs (a slow adapter, a large
+#: profile, a long shrink); a line is printed at the end of every family anyway.
+HEARTBEAT_S = 10.0
+
+
+class _Heartbeat:
+    """A ``tick`` for :func:`run_family` that says where a long family stands, at
+    most every :data:`HEARTBEAT_S` seconds. ``offset``: examples of earlier batches."""
+
+    def __init__(self, say: Callable[[str], None], label: str) -> None:
+        self.say, self.label = say, label
+        self.started = self.last = time.monotonic()
+        self.offset = 0
+
+    def __call__(self, runs: int, shrinking: bool) -> None:
+        now = time.monotonic()
+        if now - self.last >= HEARTBEAT_S:
+            self.last = now
+            doing = "violation found, shrinking it" if shrinking else "running"
+            self.say(f"{self.label}: {doing}, {self.offset + runs} examples, "
+                     f"{now - self.started:.0f}s")
 
 
 def conform(adapter: Adapter, contract: str, *, input: str = "events", strict: bool = False,
@@ -417,6 +444,13 @@ def conform(adapter: Adapter, contract: str, *, input: str = "events", strict: b
             raise UsageError(f"family {name!r} holds only strictness checks: add --strict")
     say = progress or (lambda _message: None)
     start = time.monotonic()
+    if budget_s is not None:
+        plan = f"{budget_s:g}s shared, batches of {batch} examples"
+    else:
+        from hypothesis import settings
+
+        plan = f"{max_examples or settings.default.max_examples} examples each"
+    say(f"{len(chosen)} famil{'y' if len(chosen) == 1 else 'ies'} to run ({plan})")
     report = Report(contract, adapter_name, input, strict)
     found, replayed, passing = replay_regressions(adapter, contract, regressions, input=input,
                                                   strict=strict)
@@ -429,15 +463,17 @@ def conform(adapter: Adapter, contract: str, *, input: str = "events", strict: b
         family_start = time.monotonic()
         examples = 0
         result: tuple[Any, Any, str] | None = None
+        tick = _Heartbeat(say, f"[{number}/{len(chosen)}] {name}")
         if budget_s is None:
             result, examples = run_family(adapter, contract, name, input=input, strict=strict,
-                                          max_examples=max_examples)
+                                          max_examples=max_examples, tick=tick)
         else:
             share = budget_s / len(chosen)
             while True:
                 result, runs = run_family(adapter, contract, name, input=input, strict=strict,
-                                          max_examples=batch, derandomize=False)
+                                          max_examples=batch, derandomize=False, tick=tick)
                 examples += runs
+                tick.offset = examples
                 if result is not None or time.monotonic() - family_start >= share:
                     break
         seconds = time.monotonic() - family_start

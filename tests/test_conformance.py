@@ -112,11 +112,16 @@ def test_valid_scenarios_expect_what_the_project_parser_releases(contract: str,
 
 @pytest.mark.parametrize("contract", kit.CONTRACTS)
 @pytest.mark.parametrize("mode", ["events", "sse+strict"])
-def test_the_projects_own_parsers_conform(contract: str, mode: str) -> None:
+def test_the_projects_own_parsers_conform(contract: str, mode: str,
+                                          conform_examples: int) -> None:
+    # Every family of every contract, every run; examples per family from the
+    # conftest lookup (the whole kit per contract costs minutes at the profile's
+    # max_examples).
     sse = mode.startswith("sse")
     report = _conform.conform(
         (SSE_ADAPTERS if sse else ADAPTERS)[contract], contract,
-        input="sse" if sse else "events", strict=mode.endswith("strict"))
+        input="sse" if sse else "events", strict=mode.endswith("strict"),
+        max_examples=conform_examples)
     assert not report.findings, report.text()
     assert all(f.examples > 0 for f in report.families)
     assert len(report.families) == len(kit.families(contract, strict=mode.endswith("strict")))
@@ -261,10 +266,14 @@ def _run_example(tmp_path: Path, *, break_gate: bool) -> subprocess.CompletedPro
         gate = 'if not done or stop_reason != "tool_use":  # the terminal gate'
         assert gate in text
         parser.write_text(text.replace(gate, "if False:"), encoding="utf-8")
+    # Autoload off, the plugin by module: where pcfuzz is installed its pytest11 entry
+    # point would register the same module a second time under another name (pytest
+    # refuses that). tests/test_packaging.py runs the file through the entry point.
+    env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
          "pcfuzz.fuzz.pytest_plugin", "--pcfuzz-max-examples", "25", "test_toy_anthropic.py"],
-        cwd=tmp_path, capture_output=True, text=True, env=os.environ.copy(), timeout=900)
+        cwd=tmp_path, capture_output=True, text=True, env=env, timeout=900)
 
 
 def test_the_tutorial_example_passes_against_its_parser(tmp_path: Path) -> None:
@@ -306,14 +315,17 @@ def test_sdk_accumulators_release_calls_of_truncated_streams(contract: str) -> N
 
 
 @pytest.mark.oracle
-def test_sdk_accumulators_release_exactly_the_calls_of_valid_anthropic_turns() -> None:
+def test_sdk_accumulators_release_exactly_the_calls_of_valid_anthropic_turns(
+        conform_examples: int) -> None:
     report = _conform.conform(_sdk("anthropic-messages"), "anthropic-messages",
-                              families=["valid", "interleaved"])
+                              families=["valid", "interleaved"],
+                              max_examples=conform_examples)
     assert not report.findings, report.text()
 
 
 @pytest.mark.oracle
-def test_the_responses_stream_state_rejects_truncated_streams() -> None:
+def test_the_responses_stream_state_rejects_truncated_streams(conform_examples: int) -> None:
     report = _conform.conform(_sdk("openai-responses"), "openai-responses",
-                              families=["valid", "truncation"])
+                              families=["valid", "truncation"],
+                              max_examples=conform_examples)
     assert not report.findings, report.text()
