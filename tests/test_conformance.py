@@ -227,12 +227,39 @@ def test_pcfuzz_conform_exit_statuses(tmp_path: Path, capsys: pytest.CaptureFixt
     assert report["violations"][0]["family"] == "truncation"
     assert report["violations"][0]["saved"].startswith("conform-regressions")
     assert (tmp_path / "conform-regressions" / "anthropic-messages").is_dir()
-    assert main(["conform", "--contract", "anthropic-messages", "--adapter", "no_such_mod:f"]) == 2
-    assert main(["conform", "--contract", "anthropic-messages", "--adapter", "json"]) == 2
+    capsys.readouterr()
+    for adapter, message in [
+        ("no_such_mod:f", "cannot import 'no_such_mod': ModuleNotFoundError"),
+        ("json", "--adapter must be module:function, got 'json'"),
+        ("./missing.py:parse", "adapter file './missing.py' does not exist"),
+        ("json:no_such_function", "'json' has no attribute 'no_such_function'"),
+        ("json:__doc__", "'json:__doc__' is not callable"),
+    ]:
+        assert main(["conform", "--contract", "anthropic-messages", "--adapter", adapter]) == 2
+        assert f"pcfuzz conform: {message}" in capsys.readouterr().err
     assert main(["conform", "--contract", "anthropic-messages", *own, "--family", "drift"]) == 2
+    assert "add --strict" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exc:
-        main(["conform", "--contract", "no-such-api", *own])
+        main(["conform", "--contract", "nope", "--adapter", "x:y"])
     assert exc.value.code == 2
+    assert "argument --contract: invalid choice: 'nope'" in capsys.readouterr().err
+
+
+def test_long_families_print_progress_while_they_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_conform, "HEARTBEAT_S", 0.0)  # a progress line at every example
+    said: list[str] = []
+    _conform.conform(ADAPTERS["anthropic-messages"], "anthropic-messages",
+                     families=["truncation"], max_examples=5, progress=said.append)
+    assert said[0] == "1 family to run (5 examples each)"
+    assert said[1].startswith("[1/1] truncation: running, 1 examples, "), said
+    assert said[-1].startswith("[1/1] truncation: 5 examples, ok ("), said
+    said.clear()
+    report = _conform.conform(broken_anthropic, "anthropic-messages", families=["truncation"],
+                              budget_s=0.0, batch=50, progress=said.append)
+    assert report.findings, report.text()
+    assert said[0] == "1 family to run (0s shared, batches of 50 examples)"
+    assert any("truncation: violation found, shrinking it, " in line for line in said), said
+    assert "VIOLATION" in said[-1]
 
 
 def test_every_conform_argument_has_help() -> None:
