@@ -334,11 +334,14 @@ def run_family(adapter: Adapter, contract: str, family: str, *, input: str = "ev
                strict: bool = False, max_examples: int | None = None,
                derandomize: bool | None = None,
                tick: Callable[[int, bool], None] | None = None,
+               seed: int | None = None,
                ) -> tuple[tuple[Any, Any, str] | None, int]:
     """One hypothesis run of one family: ``((scenario, outcome, problem) | None,
     examples)``. A violation is shrunk; the tuple is the minimal failing example.
-    ``tick(examples, shrinking)`` is called after every example (progress)."""
+    ``tick(examples, shrinking)`` is called after every example (progress);
+    ``seed`` makes the run reproducible (hypothesis' ``@seed``)."""
     from hypothesis import HealthCheck, Phase, Verbosity, assume, given, settings
+    from hypothesis import seed as with_seed
     from hypothesis.errors import Unsatisfiable
 
     from pcfuzz.strategies.conformance import check, scenarios
@@ -348,7 +351,8 @@ def run_family(adapter: Adapter, contract: str, family: str, *, input: str = "ev
     run_settings = settings(
         base,
         max_examples=max_examples if max_examples is not None else base.max_examples,
-        derandomize=base.derandomize if derandomize is None else derandomize,
+        derandomize=(False if seed is not None
+                     else base.derandomize if derandomize is None else derandomize),
         database=None,
         deadline=None,
         phases=(Phase.explicit, Phase.generate, Phase.shrink),
@@ -376,6 +380,8 @@ def run_family(adapter: Adapter, contract: str, family: str, *, input: str = "ev
         if problem is not None:
             raise _Violation(problem)
 
+    if seed is not None:
+        family_test = with_seed(seed)(family_test)
     try:
         family_test()
     except _Violation:
@@ -420,14 +426,15 @@ def conform(adapter: Adapter, contract: str, *, input: str = "events", strict: b
             budget_s: float | None = None, families: list[str] | None = None,
             regressions: Path | None = None, adapter_name: str = "adapter",
             progress: Callable[[str], None] | None = None, batch: int = 100,
-            max_examples: int | None = None) -> Report:
+            max_examples: int | None = None, seed: int | None = None) -> Report:
     """Replay saved regressions, then run every family.
 
     ``budget_s``: seconds shared evenly by the families, each running hypothesis
     batches of ``batch`` examples until its share is spent or a violation is found
     (at least one batch); ``None``: one run per family with the loaded hypothesis
     profile's ``max_examples`` (or ``max_examples``). New findings are saved to
-    ``regressions``.
+    ``regressions``. ``seed``: the same examples on every run (batch ``n`` of a
+    budgeted family uses ``seed + n``).
     """
     from pcfuzz.strategies import conformance as kit
 
@@ -466,12 +473,16 @@ def conform(adapter: Adapter, contract: str, *, input: str = "events", strict: b
         tick = _Heartbeat(say, f"[{number}/{len(chosen)}] {name}")
         if budget_s is None:
             result, examples = run_family(adapter, contract, name, input=input, strict=strict,
-                                          max_examples=max_examples, tick=tick)
+                                          max_examples=max_examples, tick=tick, seed=seed)
         else:
             share = budget_s / len(chosen)
+            batches = 0
             while True:
-                result, runs = run_family(adapter, contract, name, input=input, strict=strict,
-                                          max_examples=batch, derandomize=False, tick=tick)
+                result, runs = run_family(
+                    adapter, contract, name, input=input, strict=strict, max_examples=batch,
+                    derandomize=False, tick=tick,
+                    seed=None if seed is None else seed + batches)
+                batches += 1
                 examples += runs
                 tick.offset = examples
                 if result is not None or time.monotonic() - family_start >= share:
@@ -524,6 +535,9 @@ def add_parser(sub: Any) -> None:
                         "usage regression, envelope drift), not only safety and correct output")
     p.add_argument("--family", action="append", metavar="NAME",
                    help="run only this scenario family (repeatable; default: all)")
+    p.add_argument("--seed", type=int, metavar="N",
+                   help="seed hypothesis: the same streams on every run (default: random, "
+                        "or derandomized when the CI variable is set)")
     p.add_argument("--json", action="store_true",
                    help="print the report as one JSON object instead of text")
     p.add_argument("--regressions", metavar="DIR", default=DEFAULT_REGRESSIONS,
@@ -539,7 +553,7 @@ def cmd_conform(layout: Any, args: argparse.Namespace) -> int:
         report = conform(
             adapter, args.contract, input=args.input, strict=args.strict,
             budget_s=args.budget if args.budget > 0 else None, families=args.family,
-            regressions=regressions, adapter_name=args.adapter,
+            regressions=regressions, adapter_name=args.adapter, seed=args.seed,
             progress=lambda message: print(f"conform: {message}", file=sys.stderr, flush=True),
         )
     except UsageError as exc:

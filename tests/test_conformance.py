@@ -262,6 +262,16 @@ def test_long_families_print_progress_while_they_run(monkeypatch: pytest.MonkeyP
     assert "VIOLATION" in said[-1]
 
 
+def test_a_seeded_run_is_reproducible() -> None:
+    # What the README's SDK reports rely on: the same streams, counts and findings.
+    runs = [_conform.conform(broken_chat, "openai-chat", families=["valid", "truncation"],
+                             seed=7) for _ in range(2)]
+    shown = [[(f.family, f.examples, f.violation) for f in r.families]
+             + [(f.mutation, json.dumps(f.events)) for f in r.findings] for r in runs]
+    assert shown[0] == shown[1]
+    assert runs[0].findings, runs[0].text()
+
+
 def test_every_conform_argument_has_help() -> None:
     from pcfuzz.fuzz.cli import build_parser
 
