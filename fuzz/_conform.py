@@ -333,10 +333,15 @@ def replay_regressions(adapter: Adapter, contract: str, root: Path | None, *,
 def run_family(adapter: Adapter, contract: str, family: str, *, input: str = "events",
                strict: bool = False, max_examples: int | None = None,
                derandomize: bool | None = None,
+               tick: Callable[[int, bool], None] | None = None,
+               seed: int | None = None,
                ) -> tuple[tuple[Any, Any, str] | None, int]:
     """One hypothesis run of one family: ``((scenario, outcome, problem) | None,
-    examples)``. A violation is shrunk; the tuple is the minimal failing example."""
+    examples)``. A violation is shrunk; the tuple is the minimal failing example.
+    ``tick(examples, shrinking)`` is called after every example (progress);
+    ``seed`` makes the run reproducible (hypothesis' ``@seed``)."""
     from hypothesis import HealthCheck, Phase, Verbosity, assume, given, settings
+    from hypothesis import seed as with_seed
     from hypothesis.errors import Unsatisfiable
 
     from pcfuzz.strategies.conformance import check, scenarios
@@ -346,7 +351,8 @@ def run_family(adapter: Adapter, contract: str, family: str, *, input: str = "ev
     run_settings = settings(
         base,
         max_examples=max_examples if max_examples is not None else base.max_examples,
-        derandomize=base.derandomize if derandomize is None else derandomize,
+        derandomize=(False if seed is not None
+                     else base.derandomize if derandomize is None else derandomize),
         database=None,
         deadline=None,
         phases=(Phase.explicit, Phase.generate, Phase.shrink),
@@ -369,8 +375,13 @@ def run_family(adapter: Adapter, contract: str, family: str, *, input: str = "ev
         problem = check(scenario, outcome, strict=strict)
         if problem is not None:
             state["last"] = (scenario, outcome, problem)
+        if tick is not None:
+            tick(state["runs"], state["last"] is not None)
+        if problem is not None:
             raise _Violation(problem)
 
+    if seed is not None:
+        family_test = with_seed(seed)(family_test)
     try:
         family_test()
     except _Violation:
@@ -388,19 +399,42 @@ def run_family(adapter: Adapter, contract: str, family: str, *, input: str = "ev
 
 # --------------------------------------------------------------------- whole run
 
+#: Seconds between progress lines while one family runs (a slow adapter, a large
+#: profile, a long shrink); a line is printed at the end of every family anyway.
+HEARTBEAT_S = 10.0
+
+
+class _Heartbeat:
+    """A ``tick`` for :func:`run_family` that says where a long family stands, at
+    most every :data:`HEARTBEAT_S` seconds. ``offset``: examples of earlier batches."""
+
+    def __init__(self, say: Callable[[str], None], label: str) -> None:
+        self.say, self.label = say, label
+        self.started = self.last = time.monotonic()
+        self.offset = 0
+
+    def __call__(self, runs: int, shrinking: bool) -> None:
+        now = time.monotonic()
+        if now - self.last >= HEARTBEAT_S:
+            self.last = now
+            doing = "violation found, shrinking it" if shrinking else "running"
+            self.say(f"{self.label}: {doing}, {self.offset + runs} examples, "
+                     f"{now - self.started:.0f}s")
+
 
 def conform(adapter: Adapter, contract: str, *, input: str = "events", strict: bool = False,
             budget_s: float | None = None, families: list[str] | None = None,
             regressions: Path | None = None, adapter_name: str = "adapter",
             progress: Callable[[str], None] | None = None, batch: int = 100,
-            max_examples: int | None = None) -> Report:
+            max_examples: int | None = None, seed: int | None = None) -> Report:
     """Replay saved regressions, then run every family.
 
     ``budget_s``: seconds shared evenly by the families, each running hypothesis
     batches of ``batch`` examples until its share is spent or a violation is found
     (at least one batch); ``None``: one run per family with the loaded hypothesis
     profile's ``max_examples`` (or ``max_examples``). New findings are saved to
-    ``regressions``.
+    ``regressions``. ``seed``: the same examples on every run (batch ``n`` of a
+    budgeted family uses ``seed + n``).
     """
     from pcfuzz.strategies import conformance as kit
 
@@ -417,6 +451,13 @@ def conform(adapter: Adapter, contract: str, *, input: str = "events", strict: b
             raise UsageError(f"family {name!r} holds only strictness checks: add --strict")
     say = progress or (lambda _message: None)
     start = time.monotonic()
+    if budget_s is not None:
+        plan = f"{budget_s:g}s shared, batches of {batch} examples"
+    else:
+        from hypothesis import settings
+
+        plan = f"{max_examples or settings.default.max_examples} examples each"
+    say(f"{len(chosen)} famil{'y' if len(chosen) == 1 else 'ies'} to run ({plan})")
     report = Report(contract, adapter_name, input, strict)
     found, replayed, passing = replay_regressions(adapter, contract, regressions, input=input,
                                                   strict=strict)
@@ -429,15 +470,21 @@ def conform(adapter: Adapter, contract: str, *, input: str = "events", strict: b
         family_start = time.monotonic()
         examples = 0
         result: tuple[Any, Any, str] | None = None
+        tick = _Heartbeat(say, f"[{number}/{len(chosen)}] {name}")
         if budget_s is None:
             result, examples = run_family(adapter, contract, name, input=input, strict=strict,
-                                          max_examples=max_examples)
+                                          max_examples=max_examples, tick=tick, seed=seed)
         else:
             share = budget_s / len(chosen)
+            batches = 0
             while True:
-                result, runs = run_family(adapter, contract, name, input=input, strict=strict,
-                                          max_examples=batch, derandomize=False)
+                result, runs = run_family(
+                    adapter, contract, name, input=input, strict=strict, max_examples=batch,
+                    derandomize=False, tick=tick,
+                    seed=None if seed is None else seed + batches)
+                batches += 1
                 examples += runs
+                tick.offset = examples
                 if result is not None or time.monotonic() - family_start >= share:
                     break
         seconds = time.monotonic() - family_start
@@ -488,6 +535,9 @@ def add_parser(sub: Any) -> None:
                         "usage regression, envelope drift), not only safety and correct output")
     p.add_argument("--family", action="append", metavar="NAME",
                    help="run only this scenario family (repeatable; default: all)")
+    p.add_argument("--seed", type=int, metavar="N",
+                   help="seed hypothesis: the same streams on every run (default: random, "
+                        "or derandomized when the CI variable is set)")
     p.add_argument("--json", action="store_true",
                    help="print the report as one JSON object instead of text")
     p.add_argument("--regressions", metavar="DIR", default=DEFAULT_REGRESSIONS,
@@ -503,7 +553,7 @@ def cmd_conform(layout: Any, args: argparse.Namespace) -> int:
         report = conform(
             adapter, args.contract, input=args.input, strict=args.strict,
             budget_s=args.budget if args.budget > 0 else None, families=args.family,
-            regressions=regressions, adapter_name=args.adapter,
+            regressions=regressions, adapter_name=args.adapter, seed=args.seed,
             progress=lambda message: print(f"conform: {message}", file=sys.stderr, flush=True),
         )
     except UsageError as exc:

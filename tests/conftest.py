@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
@@ -56,3 +57,19 @@ settings.register_profile(
 )
 
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+#: Examples per scenario family where a test runs the *whole* conformance kit (every
+#: family of a contract, tests/test_conformance.py) against a parser that must pass:
+#: there each example costs a family run of rendering, copying and parsing, and the
+#: per-rule property tests already cover the same models and mutators at the
+#: profile's max_examples. Sized so the kit still runs against all four contracts in
+#: every run (measured at ``ci``: 150 examples per family made tests/test_conformance.py
+#: the suite's slowest file by minutes). Unknown profiles use their max_examples.
+CONFORM_EXAMPLES = {"dev": 10, "ci": 30, "nightly": 300}
+
+
+@pytest.fixture(scope="session")
+def conform_examples() -> int:
+    """Examples per family for whole-kit conformance runs, by hypothesis profile."""
+    profile = os.environ.get("HYPOTHESIS_PROFILE", "dev")
+    return CONFORM_EXAMPLES.get(profile, settings.default.max_examples)

@@ -112,11 +112,16 @@ def test_valid_scenarios_expect_what_the_project_parser_releases(contract: str,
 
 @pytest.mark.parametrize("contract", kit.CONTRACTS)
 @pytest.mark.parametrize("mode", ["events", "sse+strict"])
-def test_the_projects_own_parsers_conform(contract: str, mode: str) -> None:
+def test_the_projects_own_parsers_conform(contract: str, mode: str,
+                                          conform_examples: int) -> None:
+    # Every family of every contract, every run; examples per family from the
+    # conftest lookup (the whole kit per contract costs minutes at the profile's
+    # max_examples).
     sse = mode.startswith("sse")
     report = _conform.conform(
         (SSE_ADAPTERS if sse else ADAPTERS)[contract], contract,
-        input="sse" if sse else "events", strict=mode.endswith("strict"))
+        input="sse" if sse else "events", strict=mode.endswith("strict"),
+        max_examples=conform_examples)
     assert not report.findings, report.text()
     assert all(f.examples > 0 for f in report.families)
     assert len(report.families) == len(kit.families(contract, strict=mode.endswith("strict")))
@@ -222,12 +227,49 @@ def test_pcfuzz_conform_exit_statuses(tmp_path: Path, capsys: pytest.CaptureFixt
     assert report["violations"][0]["family"] == "truncation"
     assert report["violations"][0]["saved"].startswith("conform-regressions")
     assert (tmp_path / "conform-regressions" / "anthropic-messages").is_dir()
-    assert main(["conform", "--contract", "anthropic-messages", "--adapter", "no_such_mod:f"]) == 2
-    assert main(["conform", "--contract", "anthropic-messages", "--adapter", "json"]) == 2
+    capsys.readouterr()
+    for adapter, message in [
+        ("no_such_mod:f", "cannot import 'no_such_mod': ModuleNotFoundError"),
+        ("json", "--adapter must be module:function, got 'json'"),
+        ("./missing.py:parse", "adapter file './missing.py' does not exist"),
+        ("json:no_such_function", "'json' has no attribute 'no_such_function'"),
+        ("json:__doc__", "'json:__doc__' is not callable"),
+    ]:
+        assert main(["conform", "--contract", "anthropic-messages", "--adapter", adapter]) == 2
+        assert f"pcfuzz conform: {message}" in capsys.readouterr().err
     assert main(["conform", "--contract", "anthropic-messages", *own, "--family", "drift"]) == 2
+    assert "add --strict" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exc:
-        main(["conform", "--contract", "no-such-api", *own])
+        main(["conform", "--contract", "nope", "--adapter", "x:y"])
     assert exc.value.code == 2
+    assert "argument --contract: invalid choice: 'nope'" in capsys.readouterr().err
+
+
+def test_long_families_print_progress_while_they_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_conform, "HEARTBEAT_S", 0.0)  # a progress line at every example
+    said: list[str] = []
+    _conform.conform(ADAPTERS["anthropic-messages"], "anthropic-messages",
+                     families=["truncation"], max_examples=5, progress=said.append)
+    assert said[0] == "1 family to run (5 examples each)"
+    assert said[1].startswith("[1/1] truncation: running, 1 examples, "), said
+    assert said[-1].startswith("[1/1] truncation: 5 examples, ok ("), said
+    said.clear()
+    report = _conform.conform(broken_anthropic, "anthropic-messages", families=["truncation"],
+                              budget_s=0.0, batch=50, progress=said.append)
+    assert report.findings, report.text()
+    assert said[0] == "1 family to run (0s shared, batches of 50 examples)"
+    assert any("truncation: violation found, shrinking it, " in line for line in said), said
+    assert "VIOLATION" in said[-1]
+
+
+def test_a_seeded_run_is_reproducible() -> None:
+    # What the README's SDK reports rely on: the same streams, counts and findings.
+    runs = [_conform.conform(broken_chat, "openai-chat", families=["valid", "truncation"],
+                             seed=7) for _ in range(2)]
+    shown = [[(f.family, f.examples, f.violation) for f in r.families]
+             + [(f.mutation, json.dumps(f.events)) for f in r.findings] for r in runs]
+    assert shown[0] == shown[1]
+    assert runs[0].findings, runs[0].text()
 
 
 def test_every_conform_argument_has_help() -> None:
@@ -261,12 +303,14 @@ def _run_example(tmp_path: Path, *, break_gate: bool) -> subprocess.CompletedPro
         gate = 'if not done or stop_reason != "tool_use":  # the terminal gate'
         assert gate in text
         parser.write_text(text.replace(gate, "if False:"), encoding="utf-8")
+    # Autoload off, the plugin by module: where pcfuzz is installed its pytest11 entry
+    # point would register the same module a second time under another name (pytest
+    # refuses that). tests/test_packaging.py runs the file through the entry point.
+    env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
     return subprocess.run(
-        # The plugin comes from the installed pytest11 entry point, as for a user
-        # (naming it with -p as well would register it twice).
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-         "--pcfuzz-max-examples", "25", "test_toy_anthropic.py"],
-        cwd=tmp_path, capture_output=True, text=True, env=os.environ.copy(), timeout=900)
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+         "pcfuzz.fuzz.pytest_plugin", "--pcfuzz-max-examples", "25", "test_toy_anthropic.py"],
+        cwd=tmp_path, capture_output=True, text=True, env=env, timeout=900)
 
 
 def test_the_tutorial_example_passes_against_its_parser(tmp_path: Path) -> None:
@@ -308,14 +352,17 @@ def test_sdk_accumulators_release_calls_of_truncated_streams(contract: str) -> N
 
 
 @pytest.mark.oracle
-def test_sdk_accumulators_release_exactly_the_calls_of_valid_anthropic_turns() -> None:
+def test_sdk_accumulators_release_exactly_the_calls_of_valid_anthropic_turns(
+        conform_examples: int) -> None:
     report = _conform.conform(_sdk("anthropic-messages"), "anthropic-messages",
-                              families=["valid", "interleaved"])
+                              families=["valid", "interleaved"],
+                              max_examples=conform_examples)
     assert not report.findings, report.text()
 
 
 @pytest.mark.oracle
-def test_the_responses_stream_state_rejects_truncated_streams() -> None:
+def test_the_responses_stream_state_rejects_truncated_streams(conform_examples: int) -> None:
     report = _conform.conform(_sdk("openai-responses"), "openai-responses",
-                              families=["valid", "truncation"])
+                              families=["valid", "truncation"],
+                              max_examples=conform_examples)
     assert not report.findings, report.text()

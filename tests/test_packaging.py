@@ -14,6 +14,7 @@ import sys
 import sysconfig
 import tomllib
 import zipfile
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
@@ -123,11 +124,21 @@ def _tree(root: Path) -> set[str]:
             if "__pycache__" not in p.parts}
 
 
-@pytest.mark.slow
-def test_the_wheel_installs_and_runs_from_an_empty_directory(tmp_path: Path) -> None:
-    """Build the wheel, install it into a fresh virtual environment, and from an empty
-    directory run ``pcfuzz --version``, ``python -m pcfuzz --version``, ``pcfuzz list``
-    (the shipped seed counts) and a 5-second ``pcfuzz fuzz strict-json``.
+@dataclass(frozen=True)
+class Installed:
+    """The built wheel installed into a fresh virtual environment."""
+
+    wheel: Path
+    python: Path
+    bin: Path
+    env: dict[str, str]
+    package: Path
+    tmp: Path
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
+    """Build the wheel once per run and install it into a fresh virtual environment.
 
     Offline and honest about what it borrows: the wheel is built with
     ``pip wheel --no-deps --no-build-isolation`` when this interpreter's setuptools can
@@ -135,14 +146,36 @@ def test_the_wheel_installs_and_runs_from_an_empty_directory(tmp_path: Path) -> 
     from its configured index). The fresh environment is created by ``python -m venv``
     without system site-packages and without pip; this interpreter's pip installs the
     wheel into it with ``--no-deps --no-index``. The third-party dependencies (atheris,
-    hypothesis) are not installed again: a ``.pth`` file puts this interpreter's
+    hypothesis, pytest) are not installed again: a ``.pth`` file puts this interpreter's
     site-packages *after* the fresh environment's own, so ``pcfuzz`` itself can only come
-    from the wheel (checked: its files are in the fresh environment, and nothing from
-    the checkout is on the path). Commands run with no ``PYTHONPATH`` and no
-    ``PCFUZZ_*`` variable. Nothing may be written into the installed package; the
-    campaign's work directory must appear under the empty directory.
+    from the wheel (checked by the tests: its files are in the fresh environment, and
+    nothing from the checkout is on the path). Commands run with no ``PYTHONPATH`` and
+    no ``PCFUZZ_*`` variable.
     """
+    tmp_path = tmp_path_factory.mktemp("wheel")
     wheel = _build_wheel(tmp_path)
+    venv_dir = tmp_path / "venv"
+    _run([sys.executable, "-m", "venv", "--without-pip", str(venv_dir)], cwd=tmp_path)
+    venv_bin = venv_dir / ("Scripts" if os.name == "nt" else "bin")
+    venv_python = venv_bin / ("python.exe" if os.name == "nt" else "python")
+    _run([sys.executable, "-m", "pip", "--python", str(venv_python), "install", "--quiet",
+          "--no-deps", "--no-index", str(wheel)], cwd=tmp_path)
+    env = _clean_env(venv_bin)
+    site = Path(_run([str(venv_python), "-c", "import sysconfig; print(sysconfig.get_paths()"
+                      "['purelib'])"], cwd=tmp_path, env=env).stdout.strip())
+    deps = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
+    (site / "_pcfuzz_test_deps.pth").write_text("\n".join(deps) + "\n", encoding="utf-8")
+    return Installed(wheel, venv_python, venv_bin, env, site / "pcfuzz", tmp_path)
+
+
+@pytest.mark.slow
+def test_the_wheel_installs_and_runs_from_an_empty_directory(installed: Installed) -> None:
+    """From an empty directory in the fresh environment, run ``pcfuzz --version``,
+    ``python -m pcfuzz --version``, ``pcfuzz list`` (the shipped seed counts) and a
+    5-second ``pcfuzz fuzz strict-json``. Nothing may be written into the installed
+    package; the campaign's work directory must appear under the empty directory.
+    """
+    wheel, tmp_path = installed.wheel, installed.tmp
     with zipfile.ZipFile(wheel) as archive:
         infos = {info.filename: info for info in archive.infolist()}
     tops = {name.split("/")[0] for name in infos}
@@ -162,18 +195,8 @@ def test_the_wheel_installs_and_runs_from_an_empty_directory(tmp_path: Path) -> 
         if re.fullmatch(r"pcfuzz/fuzz/fuzz_\w+\.py", name):
             assert (info.external_attr >> 16) & stat.S_IXUSR, f"{name} is not executable"
 
-    venv_dir = tmp_path / "venv"
-    _run([sys.executable, "-m", "venv", "--without-pip", str(venv_dir)], cwd=tmp_path)
-    venv_bin = venv_dir / ("Scripts" if os.name == "nt" else "bin")
-    venv_python = venv_bin / ("python.exe" if os.name == "nt" else "python")
-    _run([sys.executable, "-m", "pip", "--python", str(venv_python), "install", "--quiet",
-          "--no-deps", "--no-index", str(wheel)], cwd=tmp_path)
-    env = _clean_env(venv_bin)
-    site = Path(_run([str(venv_python), "-c", "import sysconfig; print(sysconfig.get_paths()"
-                      "['purelib'])"], cwd=tmp_path, env=env).stdout.strip())
-    deps = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
-    (site / "_pcfuzz_test_deps.pth").write_text("\n".join(deps) + "\n", encoding="utf-8")
-    package = site / "pcfuzz"
+    venv_python, venv_bin, env = installed.python, installed.bin, installed.env
+    package = installed.package
     before = _tree(package)
 
     empty = (tmp_path / "empty").resolve()
@@ -216,3 +239,86 @@ def test_the_wheel_installs_and_runs_from_an_empty_directory(tmp_path: Path) -> 
     assert f"log: {work / 'logs' / 'last.log'}" in fuzz.stdout
     assert sorted(p.name for p in empty.iterdir()) == [".pcfuzz"]
     assert _tree(package) == before, "pcfuzz wrote into the installed package"
+
+
+def _tutorial(directory: Path, *, break_gate: bool) -> None:
+    """The tutorial's parser and its pytest file, copied as a user would; with
+    ``break_gate`` the parser's terminal-gate line is removed (it then releases the
+    calls of blocks that stopped before ``message_stop``)."""
+    for name in ("toy_anthropic.py", "test_toy_anthropic.py"):
+        shutil.copy(ROOT / "docs" / "examples" / name, directory / name)
+    if break_gate:
+        parser = directory / "toy_anthropic.py"
+        text = parser.read_text(encoding="utf-8")
+        gate = 'if not done or stop_reason != "tool_use":  # the terminal gate'
+        assert gate in text
+        parser.write_text(text.replace(gate, "if False:"), encoding="utf-8")
+    shutil.rmtree(directory / "__pycache__", ignore_errors=True)
+
+
+def _status(cmd: list[str], cwd: Path, env: dict[str, str], status: int,
+            timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=timeout, check=False)
+    assert proc.returncode == status, (
+        f"{cmd} exited {proc.returncode}, not {status}:\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+@pytest.mark.slow
+def test_the_installed_conformance_kit_on_the_tutorials_parser(installed: Installed) -> None:
+    """The issue's "done when", in the fresh environment from an empty directory:
+    ``pcfuzz conform`` reports the violations of the tutorial's parser with its
+    terminal gate removed (exit 1, a minimal stream saved under the current
+    directory) and passes the correct parser (exit 0, replaying that saved stream);
+    the tutorial's pytest file, run by the environment's own pytest with the plugin
+    found through its ``pytest11`` entry point (no ``-p``; the ``--pcfuzz-*`` option
+    exists only if the plugin loaded), fails against the broken parser and passes
+    against the correct one. ``PYTHONDONTWRITEBYTECODE``: the parser is rewritten in
+    place between runs."""
+    env = dict(installed.env, PYTHONDONTWRITEBYTECODE="1")
+    pcfuzz = str(installed.bin / "pcfuzz")
+    before = _tree(installed.package)
+    work = (installed.tmp / "conform").resolve()
+    work.mkdir()
+    conform = [pcfuzz, "conform", "--contract", "anthropic-messages",
+               "--adapter", "toy_anthropic:parse", "--budget", "0"]
+    pytest_cmd = [str(installed.python), "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                  "--pcfuzz-max-examples", "25", "--pcfuzz-regressions", "none",
+                  "test_toy_anthropic.py"]
+
+    _tutorial(work, break_gate=True)
+    broken = _status(conform, work, env, 1)
+    violated = re.findall(r"^VIOLATION \d+: \[(\w+)\]", broken.stdout, re.M)
+    # Without the gate, a tool block that stopped releases its call: a cut after it
+    # (truncation) or a failed/early terminal after it (terminal).
+    assert {"truncation", "terminal"} & set(violated), broken.stdout
+    assert broken.stdout.count("minimal stream (") == len(violated), broken.stdout
+    assert "as SSE bytes:" in broken.stdout
+    assert "conform: [1/" in broken.stderr, broken.stderr  # progress, one line per family
+    saved = sorted((work / "conform-regressions" / "anthropic-messages").glob("*.json"))
+    assert len(saved) == len(violated), broken.stdout
+    assert all(p.with_suffix(".jsonl").is_file() and p.with_suffix(".sse").is_file()
+               for p in saved)
+    for path in saved:
+        assert f"saved: {path.relative_to(work)}" in broken.stdout, path
+        stream = [json.loads(line) for line in
+                  path.with_suffix(".jsonl").read_text(encoding="utf-8").splitlines()]
+        assert json.loads(path.read_text(encoding="utf-8"))["events"] == stream
+    failed = _status(pytest_cmd, work, env, 1)
+    assert re.search(r"FAILED test_toy_anthropic\.py::test_toy_parser\[(truncation|terminal)\]",
+                     failed.stdout), failed.stdout
+    assert "minimal stream (" in failed.stdout
+
+    _tutorial(work, break_gate=False)
+    fixed = _status(conform, work, env, 0)
+    assert f"regressions replayed: {len(saved)} ({len(saved)} passing)" in fixed.stdout, (
+        fixed.stdout)
+    assert "no violations" in fixed.stdout
+    passed = _status(pytest_cmd, work, env, 0)
+    assert "8 passed" in passed.stdout and "skipped" in passed.stdout, passed.stdout
+
+    # .hypothesis: hypothesis' own cache (under the current directory, as always).
+    assert {p.name for p in work.iterdir()} <= {
+        "conform-regressions", "test_toy_anthropic.py", "toy_anthropic.py", ".hypothesis"}
+    assert _tree(installed.package) == before, "pcfuzz wrote into the installed package"
