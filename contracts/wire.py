@@ -33,6 +33,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Final, TypeAlias, cast
 
+from ._values import preview
 from .anthropic_messages import AnthropicMessagesTurn
 from .anthropic_messages import parse_events as _anthropic_parse_events
 from .errors import ContractError, ProtocolViolation
@@ -200,11 +201,36 @@ def sse_to_events(contract: str, events: Iterable[SSEEvent]) -> Iterator[Any]:
     :class:`ProtocolViolation` / :class:`~contracts.errors.StrictJSONError` /
     :class:`~contracts.errors.LimitExceeded` lazily, while iterating."""
     convert, _ = _adapter(contract)
-    for sse in events:
+    if issubclass(type(events), (str, bytes, bytearray, dict)):
+        raise ProtocolViolation(
+            f"events must be an iterable of SSEEvent, got {preview(events)}",
+            where="argument events",
+        )
+    try:
+        iterator = iter(events)
+    except Exception as exc:
+        raise ProtocolViolation(
+            f"events must be an iterable of SSEEvent, got {preview(events)}",
+            where="argument events",
+        ) from exc
+    index = 0
+    while True:
+        try:
+            sse = next(iterator)
+        except StopIteration:
+            return
+        except ContractError:
+            raise
+        except Exception as exc:
+            raise ProtocolViolation(
+                f"reading the SSE events raised {type(exc).__name__}",
+                where=f"argument events[{index}]",
+            ) from exc
         if type(sse) is not SSEEvent:
             raise ProtocolViolation(
-                f"expected SSEEvent, got {type(sse).__name__}", where="argument events"
+                f"expected SSEEvent, got {preview(sse)}", where=f"argument events[{index}]"
             )
+        index += 1
         yield convert(sse)
 
 
