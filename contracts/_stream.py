@@ -29,6 +29,7 @@ __all__ = [
     "check_stream_limits",
     "check_revision",
     "Poison",
+    "StreamBase",
     "FragmentBuffer",
     "drive",
 ]
@@ -160,6 +161,27 @@ class Poison:
         result = self.run(step)
         self.mark_closed()
         return result
+
+
+class StreamBase:
+    """What every provider stream exposes the same way: ``revision`` and ``poisoned``.
+
+    A subclass sets ``self._revision`` (checked by :func:`check_revision`) and
+    ``self._poison`` (its :class:`Poison`) in its constructor.
+    """
+
+    _revision: str
+    _poison: Poison
+
+    @property
+    def revision(self) -> str:
+        """The contract revision this stream enforces."""
+        return self._revision
+
+    @property
+    def poisoned(self) -> bool:
+        """True once anything was raised from ``feed`` or ``close``."""
+        return self._poison.poisoned
 
 
 class FragmentBuffer:

@@ -34,6 +34,7 @@ from .._kinds import KIND_WORDS, kind_ok
 from .._stream import (
     FragmentBuffer,
     Poison,
+    StreamBase,
     StreamLimits,
     check_revision,
     check_stream_limits,
@@ -160,7 +161,7 @@ def _eager_option(value: object) -> tuple[bool, frozenset[str]]:
     return False, frozenset(names)
 
 
-class AnthropicMessagesStream:
+class AnthropicMessagesStream(StreamBase):
     """Incremental, sans-IO parser of one Anthropic Messages stream.
 
     ``feed(event)`` takes one envelope ``{"event": name, "data": {...}}``;
@@ -222,16 +223,6 @@ class AnthropicMessagesStream:
         # A client input that did not parse without eager streaming: allowed only
         # as the LAST block of a turn whose final stop_reason is a truncation.
         self._unproven_cut: tuple[str, int] | None = None
-
-    @property
-    def revision(self) -> str:
-        """The contract revision this stream enforces."""
-        return self._revision
-
-    @property
-    def poisoned(self) -> bool:
-        """True once anything was raised from ``feed`` or ``close``."""
-        return self._poison.poisoned
 
     @property
     def state(self) -> str:

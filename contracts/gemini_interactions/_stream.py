@@ -33,6 +33,7 @@ from .._kinds import INT64_MAX, INT64_MIN, kind_ok
 from .._stream import (
     FragmentBuffer,
     Poison,
+    StreamBase,
     StreamLimits,
     check_revision,
     check_stream_limits,
@@ -262,7 +263,7 @@ class _Step:
         self.arguments: dict[str, Any] | None = None
 
 
-class GeminiInteractionsStream:
+class GeminiInteractionsStream(StreamBase):
     """Incremental, sans-IO parser of one Interactions v1 event stream.
 
     ``feed(event)`` takes one event dict (the decoded SSE ``data`` object);
@@ -301,16 +302,6 @@ class GeminiInteractionsStream:
         self._status = ""
         self._usage: dict[str, Any] | None = None
         self._status_updates: list[str] = []
-
-    @property
-    def revision(self) -> str:
-        """The contract revision this stream enforces."""
-        return self._revision
-
-    @property
-    def poisoned(self) -> bool:
-        """True once anything was raised from ``feed`` or ``close``."""
-        return self._poison.poisoned
 
     def feed(self, event: object) -> None:
         """Consume one event. Raises a ``ContractError``; any exception poisons the stream."""

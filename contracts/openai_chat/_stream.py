@@ -14,7 +14,14 @@ from typing import TYPE_CHECKING, Any, Final
 
 from .. import strict_json
 from .._protocols import CallProtocol, StreamProtocol, TurnProtocol
-from .._stream import FragmentBuffer, Poison, StreamLimits, check_stream_limits, drive
+from .._stream import (
+    FragmentBuffer,
+    Poison,
+    StreamBase,
+    StreamLimits,
+    check_stream_limits,
+    drive,
+)
 from .._values import copy_json, preview
 from ..digest import canonical_digest
 from ..errors import (
@@ -184,7 +191,7 @@ _Handler = Callable[["ChatCompletionStream", str, Any, str], bool]
 _ToolHandler = Callable[["ChatCompletionStream", "_ToolBucket", str, Any, str], bool]
 
 
-class ChatCompletionStream:
+class ChatCompletionStream(StreamBase):
     """Incremental aggregator for one attempt's Chat Completions stream.
 
     ``feed(frame)`` takes one decoded ``data:`` payload (a chunk dict, or the string
@@ -227,16 +234,6 @@ class ChatCompletionStream:
         self._kinds: set[str] = set()
 
     # -- public --------------------------------------------------------------
-
-    @property
-    def revision(self) -> str:
-        """The contract revision this stream enforces."""
-        return self._revision
-
-    @property
-    def poisoned(self) -> bool:
-        """True once anything was raised from :meth:`feed` or :meth:`close`."""
-        return self._poison.poisoned
 
     @property
     def done(self) -> bool:

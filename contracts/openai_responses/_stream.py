@@ -44,6 +44,7 @@ from .._kinds import KIND_WORDS, kind_ok
 from .._stream import (
     FragmentBuffer,
     Poison,
+    StreamBase,
     StreamLimits,
     check_revision,
     check_stream_limits,
@@ -139,7 +140,7 @@ class _Item:
         self.parts: dict[str, list[_Part]] = {family: [] for family in families}
 
 
-class OpenAIResponsesStream:
+class OpenAIResponsesStream(StreamBase):
     """Incremental, sans-IO parser of one streamed OpenAI Response.
 
     Feed each decoded event (a dict) with :meth:`feed`; call :meth:`close` at end of
@@ -175,16 +176,6 @@ class OpenAIResponsesStream:
         }
 
     # -- public ------------------------------------------------------------
-
-    @property
-    def revision(self) -> str:
-        """The contract revision this stream enforces."""
-        return self._revision
-
-    @property
-    def poisoned(self) -> bool:
-        """True once anything was raised from :meth:`feed` or :meth:`close`."""
-        return self._poison.poisoned
 
     @property
     def state(self) -> str:
