@@ -17,8 +17,14 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
+from pcfuzz.contracts._request import check_request_controls
 from pcfuzz.contracts._values import NOT_FAST, copy_json, fast_copy
-from pcfuzz.contracts.errors import ContractError, LimitExceeded, ProtocolViolation
+from pcfuzz.contracts.errors import (
+    ContinuationError,
+    ContractError,
+    LimitExceeded,
+    ProtocolViolation,
+)
 from pcfuzz.contracts.strict_json import JSONLimits
 from pcfuzz.strategies.json_values import json_values, same
 
@@ -144,3 +150,16 @@ def test_fast_copy_is_the_general_copy_or_not_fast(value: Any) -> None:
 def test_float_check_matches_isfinite() -> None:
     for real in (0.0, -0.0, 1e308, -1e308, 5e-324, float("nan"), float("inf"), float("-inf")):
         assert (fast_copy(real) is not NOT_FAST) == math.isfinite(real)
+
+
+def test_request_controls_errors_from_inside_a_value_are_located() -> None:
+    # Naive: copy_json without where= leaves the location empty for a bad nested value.
+    with pytest.raises(ContinuationError) as bad:
+        check_request_controls({"temperature": [float("nan")]}, ("model",))
+    assert bad.value.where == "request_controls"
+    deep: Any = 1
+    for _ in range(600):
+        deep = [deep]
+    with pytest.raises(LimitExceeded) as big:
+        check_request_controls({"x": deep}, ("model",), what="controls")
+    assert big.value.where == "controls"
