@@ -19,7 +19,6 @@ from .errors import (
     InvalidArgument,
     LimitExceeded,
     ProtocolViolation,
-    UnsupportedProviderState,
 )
 
 __all__ = [
@@ -95,10 +94,14 @@ _Tables = TypeVar("_Tables")
 
 
 def check_revision(revision: object, revisions: Mapping[str, _Tables], contract: str) -> _Tables:
-    """Return the tables of ``revision``; raise :class:`UnsupportedProviderState` if unknown."""
+    """Return the tables of ``revision``; raise :class:`InvalidArgument` if unknown.
+
+    An unknown revision is the caller's configuration error (``disposition``
+    "rejected": no retry can fix it), never a provider state.
+    """
     if type(revision) is not str or revision not in revisions:
         known = ", ".join(sorted(revisions))
-        raise UnsupportedProviderState(
+        raise InvalidArgument(
             f"unknown {contract} contract revision {preview(revision)} (known: {known})",
             where="revision",
         )

@@ -21,6 +21,7 @@ from pcfuzz.contracts._stream import StreamLimits
 from pcfuzz.contracts.errors import (
     ContinuationError,
     ContractError,
+    InvalidArgument,
     LimitExceeded,
     ProtocolViolation,
     ProviderError,
@@ -863,8 +864,9 @@ def test_kept_values_nest_at_most_the_one_json_depth_bound(levels: int, accepted
 
 
 def test_unknown_revision_is_rejected() -> None:
-    with pytest.raises(UnsupportedProviderState, match="revision"):
+    with pytest.raises(InvalidArgument, match="revision") as caught:
         OpenAIResponsesStream(revision="2025-01-01")
+    assert caught.value.disposition == "rejected"
 
 
 # ---------------------------------------------------------------------------

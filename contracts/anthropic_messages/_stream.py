@@ -172,7 +172,7 @@ class AnthropicMessagesStream(StreamBase):
     the turn keeps is copied by :func:`contracts._values.copy_json` (one depth bound,
     512, for every value), so no caller method ever runs.
 
-    ``revision``: a key of :data:`REVISIONS` (``UnsupportedProviderState`` otherwise);
+    ``revision``: a key of :data:`REVISIONS` (``InvalidArgument`` otherwise);
     ``limits``: a :class:`StreamLimits` or ``None`` for the defaults
     (``InvalidArgument`` otherwise).
 

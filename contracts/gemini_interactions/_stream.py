@@ -270,10 +270,10 @@ class GeminiInteractionsStream(StreamBase):
     ``close()`` returns the :class:`~._turn.GeminiInteractionsTurn`. Raises only
     :class:`~contracts.errors.ContractError` subclasses: ``ProtocolViolation``
     (illegal sequence/shape, event-id conflict), ``UnsupportedProviderState``
-    (unknown event/step/delta type or status, v1beta-only steps, unknown revision),
+    (unknown event/step/delta type or status, v1beta-only steps),
     ``ProviderError`` (``error`` event, failed/cancelled/incomplete terminal),
     ``StreamTruncated`` (close before ``interaction.completed``),
-    ``StrictJSONError``/``LimitExceeded``, ``InvalidArgument`` (bad ``limits``).
+    ``StrictJSONError``/``LimitExceeded``, ``InvalidArgument`` (bad ``limits``, unknown ``revision``).
     Once anything was raised, every later call raises.
     """
 

@@ -200,8 +200,7 @@ class ChatCompletionStream(StreamBase):
     :class:`~contracts.errors.ContractError` on a rejected stream; after any
     exception the stream is poisoned and every later call raises a
     ``ContractError``. Create one object per attempt; it holds no shared state.
-    ``revision`` must be a key of ``REVISIONS`` (else
-    :class:`~contracts.errors.UnsupportedProviderState`), ``limits`` a
+    ``revision`` must be a key of ``REVISIONS`` and ``limits`` a
     :class:`~contracts._stream.StreamLimits` or ``None`` (else
     :class:`~contracts.errors.InvalidArgument`).
     """

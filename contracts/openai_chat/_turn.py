@@ -41,7 +41,7 @@ MAX_WHERE_CHARS = 200
 
 
 def tables_for(revision: object) -> RevisionTables:
-    """The tables of ``revision``; :class:`UnsupportedProviderState` if unknown."""
+    """The tables of ``revision``; :class:`InvalidArgument` if unknown."""
     return check_revision(revision, REVISIONS, CONTRACT_NAME)
 
 
@@ -261,7 +261,7 @@ def project_text(content: object, *, revision: str = REVISION) -> str:
     without an open tag before it is ordinary text. The protocol message itself is
     never projected: it keeps whitespace and think tags verbatim. One pass with
     ``str.find`` (linear; no regular expression backtracking). Raises only
-    :class:`UnsupportedProviderState` for an unknown ``revision``.
+    :class:`InvalidArgument` for an unknown ``revision``.
     """
     opening, closing = tables_for(revision).think_tags
     if type(content) is not str:

@@ -150,7 +150,7 @@ class OpenAIResponsesStream(StreamBase):
     or order, ``ProviderError`` for failed/incomplete/error, ``StreamTruncated`` for EOF
     before the terminal, ``UnsupportedProviderState`` for unknown or unimplemented
     semantics, ``LimitExceeded``, ``StrictJSONError``); the constructor raises
-    ``UnsupportedProviderState`` for an unknown revision and ``InvalidArgument`` for
+    ``InvalidArgument`` for an unknown revision and for
     bad limits. After anything was raised from ``feed``/``close`` every later call
     raises a ``ContractError`` (poison on any exception).
     """
