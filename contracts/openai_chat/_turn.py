@@ -17,7 +17,7 @@ from typing import Any, Final, cast
 from .._kinds import KIND_WORDS, kind_ok
 from .._stream import check_revision
 from .._values import copy_json, preview
-from ..digest import check_digest
+from ..digest import verified_snapshot
 from ..errors import InvalidArgument, ProtocolViolation, UnsupportedProviderState
 from ._tables import REVISION, REVISIONS, Field, RevisionTables
 
@@ -435,4 +435,4 @@ class ChatCompletionTurn:
 
     def check_unchanged(self) -> None:
         """Raise :class:`~contracts.errors.SnapshotMutated` if the snapshot changed."""
-        check_digest(self.snapshot(), self.digest, what="chat completion")
+        verified_snapshot(self.snapshot, self.digest, what="chat completion")
