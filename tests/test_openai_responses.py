@@ -258,7 +258,7 @@ def test_arguments_done_name_must_match_the_item() -> None:
 def test_arguments_done_requires_name_in_the_pinned_revision() -> None:
     events = fixture_events()
     del events[ARGS_DONE_A]["name"]
-    with pytest.raises(ProtocolViolation, match="'name'"):
+    with pytest.raises(ProtocolViolation, match="required field name must be a string, it is absent"):
         parse_events(events)
 
 

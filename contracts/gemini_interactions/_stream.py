@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from .._kinds import INT64_MAX, INT64_MIN, kind_ok
+from .._kinds import INT64_MAX, INT64_MIN, check_fields, fields_ok, kind_ok
 from .._stream import (
     FragmentBuffer,
     Poison,
@@ -58,8 +58,6 @@ from ._tables import (
     REVISION,
     REVISIONS,
     RevisionTables,
-    check_fields,
-    fields_ok,
     meaning_of,
     role_of,
 )

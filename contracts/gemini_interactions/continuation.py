@@ -12,12 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
+from .._kinds import check_fields
 from .._request import check_request_controls
 from .._stream import check_revision
 from .._values import copy_caller_json, copy_json, preview
 from ..errors import ContinuationError, ContractError, ResultBindingError
 from ..results import ModelVisibleToolResult, bind_results
-from ._tables import REPLAY_RULES, REVISIONS, RevisionTables, check_fields, role_of
+from ._tables import REPLAY_RULES, REVISIONS, RevisionTables, role_of
 from ._turn import (
     CONTRACT,
     AnyTurn,

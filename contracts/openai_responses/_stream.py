@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from .. import strict_json
-from .._kinds import KIND_WORDS, kind_ok
+from .._kinds import check_fields, kind_ok
 from .._stream import (
     FragmentBuffer,
     Poison,
@@ -281,11 +281,7 @@ class OpenAIResponsesStream(StreamBase):
                 f"sequence_number {seq} does not increase (previous {self._last_seq}): "
                 "duplicate, replayed or reordered event", where=f"{where}.sequence_number")
         self._last_seq = seq
-        for name, kind in spec.required.items():
-            if not kind_ok(event.get(name), kind):
-                raise ProtocolViolation(
-                    f"required field {name!r} must be {KIND_WORDS[kind]}, got "
-                    f"{preview(event.get(name))}", where=f"{where}.{name}")
+        check_fields(event, spec.required, where, label="required field ")
         _HANDLERS[spec.role](self, event, event_type, spec, where)
         self._state = nxt
 
@@ -410,13 +406,7 @@ class OpenAIResponsesStream(StreamBase):
             raise UnsupportedProviderState(
                 f"unknown output item type {preview(item_type)} could change execution "
                 "semantics", where=f"{where}.item.type")
-        for name, kind in item_spec.required.items():
-            if name == "status" and not item_spec.status_required:
-                continue
-            if not kind_ok(item.get(name), kind):
-                raise ProtocolViolation(
-                    f"item field {name!r} must be {KIND_WORDS[kind]}, got "
-                    f"{preview(item.get(name))}", where=f"{where}.item.{name}")
+        check_fields(item, item_spec.checked_fields, f"{where}.item", label="item field ")
         status = item.get("status")
         if status is not None or item_spec.status_required:
             if type(status) is not str:
