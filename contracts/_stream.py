@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from ._values import preview
 from .errors import (
@@ -169,12 +169,27 @@ class Poison:
 class StreamBase:
     """What every provider stream exposes the same way: ``revision`` and ``poisoned``.
 
-    A subclass sets ``self._revision`` (checked by :func:`check_revision`) and
-    ``self._poison`` (its :class:`Poison`) in its constructor.
+    A subclass's constructor starts with :meth:`_begin`, which checks the arguments
+    every stream takes (``revision``, then ``limits``) and sets ``_revision`` and
+    ``_poison`` (its :class:`Poison`).
     """
 
     _revision: str
     _poison: Poison
+
+    def _begin(
+        self, revision: object, limits: object, revisions: Mapping[str, _Tables], contract: str
+    ) -> tuple[_Tables, StreamLimits]:
+        """Return the tables of ``revision`` and the checked ``limits``.
+
+        Raises :class:`InvalidArgument` (an unknown revision, bad limits) before the
+        stream exists.
+        """
+        tables = check_revision(revision, revisions, contract)
+        checked = check_stream_limits(limits)
+        self._revision = cast(str, revision)  # check_revision: an exact str
+        self._poison = Poison()
+        return tables, checked
 
     @property
     def revision(self) -> str:

@@ -33,11 +33,8 @@ from typing import TYPE_CHECKING, Any, Final
 from .._kinds import KIND_WORDS, kind_ok
 from .._stream import (
     FragmentBuffer,
-    Poison,
     StreamBase,
     StreamLimits,
-    check_revision,
-    check_stream_limits,
     drive,
 )
 from .._values import copy_json, preview
@@ -201,11 +198,8 @@ class AnthropicMessagesStream(StreamBase):
         limits: StreamLimits | None = None,
         eager_input_streaming: EagerOption = False,
     ) -> None:
-        self._t: RevisionTables = check_revision(revision, REVISIONS, "anthropic_messages")
-        self._limits = check_stream_limits(limits)
+        self._t, self._limits = self._begin(revision, limits, REVISIONS, "anthropic_messages")
         self._eager_all, self._eager_names = _eager_option(eager_input_streaming)
-        self._revision: str = revision
-        self._poison = Poison()
         self._state = S_INITIAL
         self._events = 0
         self._message: dict[str, Any] = {}

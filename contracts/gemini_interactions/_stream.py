@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING, Any, Final
 from .._kinds import INT64_MAX, INT64_MIN, check_fields, fields_ok, kind_ok
 from .._stream import (
     FragmentBuffer,
-    Poison,
     StreamBase,
     StreamLimits,
     check_revision,
@@ -276,10 +275,7 @@ class GeminiInteractionsStream(StreamBase):
     """
 
     def __init__(self, *, revision: str = REVISION, limits: StreamLimits | None = None) -> None:
-        self._tables: RevisionTables = check_revision(revision, REVISIONS, _CONTRACT_NAME)
-        self._limits = check_stream_limits(limits)
-        self._revision: str = revision
-        self._poison = Poison()
+        self._tables, self._limits = self._begin(revision, limits, REVISIONS, _CONTRACT_NAME)
         self._state = self._tables.initial_state
         self._events = 0
         # event_id -> the first event seen with it (see _same_payload); bounded by

@@ -16,7 +16,6 @@ from .. import strict_json
 from .._protocols import CallProtocol, StreamProtocol, TurnProtocol
 from .._stream import (
     FragmentBuffer,
-    Poison,
     StreamBase,
     StreamLimits,
     check_stream_limits,
@@ -33,8 +32,9 @@ from ..errors import (
     StreamTruncated,
     UnsupportedProviderState,
 )
-from ._tables import DONE, FIXTURE_DONE_EVENT, LEVEL_RULES, REVISION, Field
+from ._tables import DONE, FIXTURE_DONE_EVENT, LEVEL_RULES, REVISION, REVISIONS, Field
 from ._turn import (
+    CONTRACT_NAME,
     ChatCompletionTurn,
     ChatToolCall,
     ProgressEvent,
@@ -206,14 +206,11 @@ class ChatCompletionStream(StreamBase):
     """
 
     def __init__(self, *, revision: str = REVISION, limits: StreamLimits | None = None) -> None:
-        tables = tables_for(revision)
-        limits = check_stream_limits(limits)
+        tables, limits = self._begin(revision, limits, REVISIONS, CONTRACT_NAME)
         self._tables = tables
         self._limits = limits
-        self._revision = revision
         self._levels = levels_of(revision)
         self._index_field = tables.field_for("tool_delta", "tool_index")
-        self._poison = Poison()
         self._state = tables.initial_state
         self._frames = 0
         self._role: str | None = None

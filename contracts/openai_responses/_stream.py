@@ -43,10 +43,8 @@ from .. import strict_json
 from .._kinds import check_fields, kind_ok
 from .._stream import (
     FragmentBuffer,
-    Poison,
     StreamBase,
     StreamLimits,
-    check_revision,
     check_stream_limits,
     drive,
 )
@@ -82,7 +80,6 @@ from ._tables import (
     S_INITIAL,
     EventSpec,
     ItemSpec,
-    RevisionTables,
 )
 from ._turn import OpenAIResponsesCall, OpenAIResponsesTurn, PendingFunctionCall
 
@@ -156,10 +153,7 @@ class OpenAIResponsesStream(StreamBase):
     """
 
     def __init__(self, *, revision: str = REVISION, limits: StreamLimits | None = None) -> None:
-        self._tables: RevisionTables = check_revision(revision, REVISIONS, CONTRACT)
-        self._limits = check_stream_limits(limits)
-        self._revision: str = revision
-        self._poison = Poison()
+        self._tables, self._limits = self._begin(revision, limits, REVISIONS, CONTRACT)
         self._state = S_INITIAL
         self._count = 0
         self._last_seq = -1
