@@ -158,6 +158,16 @@ def _eager_option(value: object) -> tuple[bool, frozenset[str]]:
     return False, frozenset(names)
 
 
+def _check_no_start_input(ob: _OpenBlock, block: dict[str, Any], where: str) -> None:
+    """A tool block whose input streams as fragments must start with ``input: {}``."""
+    if block["input"] != {}:
+        raise ProtocolViolation(
+            f"{ob.type} block {ob.index} has both a non-empty start input and "
+            "input_json_delta fragments",
+            where=where,
+        )
+
+
 class AnthropicMessagesStream(StreamBase):
     """Incremental, sans-IO parser of one Anthropic Messages stream.
 
@@ -566,12 +576,7 @@ class AnthropicMessagesStream(StreamBase):
             # Zero-argument tools (or no input deltas): the input from block start.
             arguments = block["input"]
         else:
-            if block["input"] != {}:
-                raise ProtocolViolation(
-                    f"{ob.type} block {ob.index} has both a non-empty start input and "
-                    "input_json_delta fragments",
-                    where=where,
-                )
+            _check_no_start_input(ob, block, where)
             try:
                 parsed = strict_loads(text)
             except StrictJSONError as exc:
@@ -631,12 +636,7 @@ class AnthropicMessagesStream(StreamBase):
         )
         if text == "":
             return None, error, None  # the start input stays; nothing was streamed
-        if block["input"] != {}:
-            raise ProtocolViolation(
-                f"{ob.type} block {ob.index} has both a non-empty start input and "
-                "input_json_delta fragments",
-                where=where,
-            )
+        _check_no_start_input(ob, block, where)
         try:
             parsed = strict_loads(text)
         except StrictJSONError:
