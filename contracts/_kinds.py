@@ -10,9 +10,15 @@ misspelled kind fails at import, not as a silent mismatch in production.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Final
+from typing import Any, Final
 
-__all__ = ["KINDS", "KIND_WORDS", "INT64_MIN", "INT64_MAX", "kind_ok", "check_kinds"]
+from ._values import preview
+from .errors import ContractError, ProtocolViolation
+
+__all__ = [
+    "KINDS", "KIND_WORDS", "INT64_MIN", "INT64_MAX", "kind_ok", "check_kinds", "check_fields",
+    "fields_ok",
+]
 
 INT64_MIN: Final = -(2**63)
 INT64_MAX: Final = 2**63 - 1
@@ -63,3 +69,43 @@ def check_kinds(fields: Mapping[str, str], where: str) -> None:
     for name, kind in fields.items():
         if kind not in KINDS:
             raise RuntimeError(f"{where}: field {name!r} has unknown kind {kind!r}")
+
+
+def check_fields(
+    obj: Mapping[str, Any],
+    fields: Mapping[str, str],
+    where: str,
+    error: type[ContractError] = ProtocolViolation,
+    *,
+    label: str = "",
+) -> None:
+    """Raise ``error`` (at ``where.<field>``) unless every field of ``fields`` has its kind.
+
+    The message says ``<label><field> must be <kind>, got <preview>`` (or "it is
+    absent"); fields are checked in table order, so the first bad one is reported.
+    """
+    for field, kind in fields.items():
+        value = obj.get(field)
+        if not kind_ok(value, kind):
+            got = f"got {preview(value)}" if field in obj else "it is absent"
+            raise error(
+                f"{label}{field} must be {KIND_WORDS[kind]}, {got}", where=f"{where}.{field}"
+            )
+
+
+#: Kinds that are one exact type (checked inline by :func:`fields_ok`).
+_EXACT_KINDS: Final[Mapping[str, type]] = {"str": str, "object": dict, "array": list,
+                                            "bool": bool}
+
+
+def fields_ok(obj: Mapping[str, Any], fields: Mapping[str, str]) -> bool:
+    """Whether :func:`check_fields` would pass (no message formatted: the common case)."""
+    for field, kind in fields.items():
+        value = obj.get(field)
+        exact = _EXACT_KINDS.get(kind)
+        if exact is not None:
+            if type(value) is not exact:
+                return False
+        elif not kind_ok(value, kind):
+            return False
+    return True

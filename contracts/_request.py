@@ -118,7 +118,9 @@ def check_request_controls(
                 f"{what} may not set {preview(key)}{variant}: {other[1]}",
                 where=f"{what}[{preview(key)}]",
             )
-    copied = copy_json(request_controls, what=what, error=ContinuationError, limits=limits)
+    copied = copy_json(
+        request_controls, what=what, error=ContinuationError, where=what, limits=limits
+    )
     if not isinstance(copied, dict):  # pragma: no cover - a dict copies to a dict
         raise ContinuationError(f"{what} must be a dict", where=what)
     return copied

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from ._values import preview
 from .errors import (
@@ -19,7 +19,6 @@ from .errors import (
     InvalidArgument,
     LimitExceeded,
     ProtocolViolation,
-    UnsupportedProviderState,
 )
 
 __all__ = [
@@ -29,6 +28,7 @@ __all__ = [
     "check_stream_limits",
     "check_revision",
     "Poison",
+    "StreamBase",
     "FragmentBuffer",
     "drive",
 ]
@@ -94,10 +94,14 @@ _Tables = TypeVar("_Tables")
 
 
 def check_revision(revision: object, revisions: Mapping[str, _Tables], contract: str) -> _Tables:
-    """Return the tables of ``revision``; raise :class:`UnsupportedProviderState` if unknown."""
+    """Return the tables of ``revision``; raise :class:`InvalidArgument` if unknown.
+
+    An unknown revision is the caller's configuration error (``disposition``
+    "rejected": no retry can fix it), never a provider state.
+    """
     if type(revision) is not str or revision not in revisions:
         known = ", ".join(sorted(revisions))
-        raise UnsupportedProviderState(
+        raise InvalidArgument(
             f"unknown {contract} contract revision {preview(revision)} (known: {known})",
             where="revision",
         )
@@ -160,6 +164,42 @@ class Poison:
         result = self.run(step)
         self.mark_closed()
         return result
+
+
+class StreamBase:
+    """What every provider stream exposes the same way: ``revision`` and ``poisoned``.
+
+    A subclass's constructor starts with :meth:`_begin`, which checks the arguments
+    every stream takes (``revision``, then ``limits``) and sets ``_revision`` and
+    ``_poison`` (its :class:`Poison`).
+    """
+
+    _revision: str
+    _poison: Poison
+
+    def _begin(
+        self, revision: object, limits: object, revisions: Mapping[str, _Tables], contract: str
+    ) -> tuple[_Tables, StreamLimits]:
+        """Return the tables of ``revision`` and the checked ``limits``.
+
+        Raises :class:`InvalidArgument` (an unknown revision, bad limits) before the
+        stream exists.
+        """
+        tables = check_revision(revision, revisions, contract)
+        checked = check_stream_limits(limits)
+        self._revision = cast(str, revision)  # check_revision: an exact str
+        self._poison = Poison()
+        return tables, checked
+
+    @property
+    def revision(self) -> str:
+        """The contract revision this stream enforces."""
+        return self._revision
+
+    @property
+    def poisoned(self) -> bool:
+        """True once anything was raised from ``feed`` or ``close``."""
+        return self._poison.poisoned
 
 
 class FragmentBuffer:

@@ -20,7 +20,8 @@ from .errors import ContractError, InvalidArgument, LimitExceeded, ProtocolViola
 from .strict_json import DEFAULT_LIMITS, JSONLimits
 
 __all__ = [
-    "preview", "type_name", "copy_json", "fast_copy", "NOT_FAST", "check_json_limits", "int_bound"
+    "preview", "type_name", "copy_json", "copy_caller_json", "fast_copy", "NOT_FAST",
+    "check_json_limits", "int_bound",
 ]
 
 #: Characters of a string shown in an error message.
@@ -361,3 +362,27 @@ def copy_json(
         else:
             raise fail(error, f"is {preview(src)}, not a JSON value", path, parent, key)
     return holder[0]
+
+
+def copy_caller_json(
+    value: object, what: str, *, error: type[ContractError], list_only: bool = False
+) -> Any:
+    """A bounded JSON copy of a caller's value (:func:`copy_json`, ``where=what``).
+
+    A top-level ``tuple`` (Python callers pass tuples where JSON has arrays) is read
+    through ``tuple``'s own methods, after a check of its length against the default
+    container bound, and copied as a list. With ``list_only`` anything but a list or
+    tuple is ``error`` ("must be a list"). Raises ``error`` or :class:`LimitExceeded`.
+    """
+    # type(), never isinstance(): isinstance believes a ``__class__`` property.
+    cls = type(value)
+    if issubclass(cls, tuple):
+        items = cast("tuple[Any, ...]", value)
+        if tuple.__len__(items) > _DEFAULTS.max_container_items:
+            raise LimitExceeded(
+                f"{what} has more than {_DEFAULTS.max_container_items} items", where=what
+            )
+        value = list(tuple.__iter__(items))
+    elif list_only and not issubclass(cls, list):
+        raise error(f"{what} must be a list, got {preview(value)}", where=what)
+    return copy_json(value, what=what, error=error, where=what)

@@ -347,7 +347,8 @@ def run_family(adapter: Adapter, contract: str, family: str, *, input: str = "ev
     from pcfuzz.strategies.conformance import check, scenarios
 
     state: dict[str, Any] = {"last": None, "runs": 0}
-    base = settings.default
+    # settings.default is typed Optional; hypothesis always has a loaded profile.
+    base = settings.default or settings.get_profile("default")
     run_settings = settings(
         base,
         max_examples=max_examples if max_examples is not None else base.max_examples,

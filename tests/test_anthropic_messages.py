@@ -21,6 +21,7 @@ from pcfuzz.contracts.anthropic_messages import (
 from pcfuzz.contracts.errors import (
     ContinuationError,
     ContractError,
+    InvalidArgument,
     LimitExceeded,
     ProtocolViolation,
     ProviderError,
@@ -792,8 +793,9 @@ def test_non_json_raw_values_are_rejected(value: Any) -> None:
 
 
 def test_unknown_revision_is_rejected() -> None:
-    with pytest.raises(UnsupportedProviderState):
+    with pytest.raises(InvalidArgument, match="revision") as caught:
         AnthropicMessagesStream(revision="2025-01-01")
+    assert caught.value.disposition == "rejected"
 
 
 STATE_PREFIXES: dict[str, list[dict[str, Any]]] = {

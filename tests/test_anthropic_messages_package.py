@@ -49,7 +49,6 @@ from pcfuzz.contracts.errors import (
     InvalidArgument,
     ProtocolViolation,
     SnapshotMutated,
-    UnsupportedProviderState,
 )
 from pcfuzz.contracts.results import ModelVisibleToolResult
 
@@ -620,7 +619,7 @@ def test_stream_entry_points_check_their_argument_first() -> None:
     assert turn.calls == () and turn.recovery_calls[0].partial_json == '{"a": '
     with pytest.raises(InvalidArgument):
         AnthropicMessagesStream(limits=_bypassed_limits())
-    with pytest.raises(UnsupportedProviderState):
+    with pytest.raises(InvalidArgument):
         AnthropicMessagesStream(revision=EvilStr(REVISION))
     with pytest.raises(ProtocolViolation, match="event 0"):
         AnthropicMessagesStream().feed(_colliding())

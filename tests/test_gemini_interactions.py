@@ -13,6 +13,7 @@ from _fuzz import load_fuzz_target
 from pcfuzz.contracts.errors import (
     ContinuationError,
     ContractError,
+    InvalidArgument,
     LimitExceeded,
     ProtocolViolation,
     ProviderError,
@@ -971,9 +972,11 @@ def test_prior_input_must_not_answer_a_current_call() -> None:
 @pytest.mark.parametrize("kwargs", [{"revision": []}, {"revision": {}}, {"revision": "2026-07-22"},
                                     {"limits": "x"}, {"limits": 5}])
 def test_bad_revision_or_limits_raise_contract_errors(kwargs: dict[str, Any]) -> None:
-    with pytest.raises(ContractError):
+    # Both are the caller's configuration errors: InvalidArgument ("rejected").
+    with pytest.raises(InvalidArgument) as caught:
         parse_events(fixture_events(), **kwargs)
-    with pytest.raises(ContractError):
+    assert caught.value.disposition == "rejected"
+    with pytest.raises(InvalidArgument):
         parse_interaction(snapshot_obj("get"), origin="get", **kwargs)
 
 

@@ -441,6 +441,11 @@ def _shared() -> dict[str, Callable[[], Baseline]]:
         "digest.canonical_bytes": lambda: Baseline(digest.canonical_bytes, [[1, {"a": None}]]),
         "digest.check_digest": lambda: Baseline(
             digest.check_digest, [{"a": 1}, digest.canonical_digest({"a": 1})], {"what": "x"}),
+        "digest.check_plain": lambda: Baseline(digest.check_plain, [[1, {"a": None}]]),
+        "digest.verified_snapshot": lambda: Baseline(
+            digest.verified_snapshot,
+            [lambda: {"a": [1]}, digest.canonical_digest({"a": [1]})],
+            {"what": "x", "size": len(digest.canonical_bytes({"a": [1]})), "exact": True}),
         "strict_json.loads": lambda: Baseline(
             strict_json.loads, [b'{"a": [1, 2.5, "x", null]}'], {"limits": JSONLimits()}),
         "provenance.validate_source_url": lambda: Baseline(

@@ -875,9 +875,12 @@ def test_each_stream_object_is_independent() -> None:
     assert (a.close().message["content"], b.close().message["content"]) == ("a", "b")
 
 
-def test_unknown_revision_is_unsupported() -> None:
-    with pytest.raises(UnsupportedProviderState):
-        ChatCompletionStream(revision="2099-01-01")
+def test_unknown_revision_is_invalid_argument() -> None:
+    for revision in ("2099-01-01", 5, None):
+        with pytest.raises(InvalidArgument, match="revision") as caught:
+            ChatCompletionStream(revision=revision)  # type: ignore[arg-type]
+        assert caught.value.where == "revision"
+        assert caught.value.disposition == "rejected"
 
 
 def test_parse_events_needs_an_iterable() -> None:
@@ -1047,9 +1050,9 @@ def test_error_messages_never_render_huge_or_deep_values() -> None:
         with pytest.raises(InvalidArgument) as request_info:
             check_request({"n": bad}, response_mode="openai")
         assert len(str(request_info.value)) < 400
-    with pytest.raises(UnsupportedProviderState):
+    with pytest.raises(InvalidArgument):
         ChatCompletionStream(revision=[])  # type: ignore[arg-type]
-    with pytest.raises(UnsupportedProviderState):
+    with pytest.raises(InvalidArgument):
         check_request({}, response_mode="openai", revision={})  # type: ignore[arg-type]
 
 

@@ -21,6 +21,7 @@ from pcfuzz.contracts._stream import StreamLimits
 from pcfuzz.contracts.errors import (
     ContinuationError,
     ContractError,
+    InvalidArgument,
     LimitExceeded,
     ProtocolViolation,
     ProviderError,
@@ -257,7 +258,7 @@ def test_arguments_done_name_must_match_the_item() -> None:
 def test_arguments_done_requires_name_in_the_pinned_revision() -> None:
     events = fixture_events()
     del events[ARGS_DONE_A]["name"]
-    with pytest.raises(ProtocolViolation, match="'name'"):
+    with pytest.raises(ProtocolViolation, match="required field name must be a string, it is absent"):
         parse_events(events)
 
 
@@ -863,8 +864,9 @@ def test_kept_values_nest_at_most_the_one_json_depth_bound(levels: int, accepted
 
 
 def test_unknown_revision_is_rejected() -> None:
-    with pytest.raises(UnsupportedProviderState, match="revision"):
+    with pytest.raises(InvalidArgument, match="revision") as caught:
         OpenAIResponsesStream(revision="2025-01-01")
+    assert caught.value.disposition == "rejected"
 
 
 # ---------------------------------------------------------------------------

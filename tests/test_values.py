@@ -17,8 +17,14 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
-from pcfuzz.contracts._values import NOT_FAST, copy_json, fast_copy
-from pcfuzz.contracts.errors import ContractError, LimitExceeded, ProtocolViolation
+from pcfuzz.contracts._request import check_request_controls
+from pcfuzz.contracts._values import NOT_FAST, copy_caller_json, copy_json, fast_copy
+from pcfuzz.contracts.errors import (
+    ContinuationError,
+    ContractError,
+    LimitExceeded,
+    ProtocolViolation,
+)
 from pcfuzz.contracts.strict_json import JSONLimits
 from pcfuzz.strategies.json_values import json_values, same
 
@@ -144,3 +150,51 @@ def test_fast_copy_is_the_general_copy_or_not_fast(value: Any) -> None:
 def test_float_check_matches_isfinite() -> None:
     for real in (0.0, -0.0, 1e308, -1e308, 5e-324, float("nan"), float("inf"), float("-inf")):
         assert (fast_copy(real) is not NOT_FAST) == math.isfinite(real)
+
+
+def test_request_controls_errors_from_inside_a_value_are_located() -> None:
+    # Naive: copy_json without where= leaves the location empty for a bad nested value.
+    with pytest.raises(ContinuationError) as bad:
+        check_request_controls({"temperature": [float("nan")]}, ("model",))
+    assert bad.value.where == "request_controls"
+    deep: Any = 1
+    for _ in range(600):
+        deep = [deep]
+    with pytest.raises(LimitExceeded) as big:
+        check_request_controls({"x": deep}, ("model",), what="controls")
+    assert big.value.where == "controls"
+
+
+class _ClaimsTuple(list):  # type: ignore[type-arg]
+    """A list that tells isinstance() it is a tuple."""
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        return tuple
+
+
+class _EvilTuple(tuple):  # type: ignore[type-arg]
+    def __iter__(self) -> Any:
+        raise RuntimeError("caller code ran")
+
+
+def test_copy_caller_json_reads_tuples_through_tuple_and_never_trusts_class() -> None:
+    # Naive (isinstance + tuple.__len__): the impostor escaped as a TypeError.
+    assert copy_caller_json(_ClaimsTuple([1, 2]), "x", error=ContinuationError) == [1, 2]
+    assert copy_caller_json(_EvilTuple((1, {"a": 2})), "x", error=ContinuationError) == [
+        1, {"a": 2}]
+    with pytest.raises(ContinuationError, match="must be a list") as caught:
+        copy_caller_json({"a": 1}, "tools", error=ContinuationError, list_only=True)
+    assert caught.value.where == "tools"
+    with pytest.raises(LimitExceeded) as big:
+        copy_caller_json((0,) * (JSONLimits().max_container_items + 1), "history",
+                         error=ContinuationError)
+    assert big.value.where == "history"
+
+
+@given(st.lists(st.integers(-5, 5), max_size=8), st.booleans())
+def test_copy_caller_json_copies_a_tuple_as_the_equal_list(items: list[int], as_tuple: bool) -> None:
+    event(f"tuple: {as_tuple}")
+    value = tuple(items) if as_tuple else items
+    copied = copy_caller_json(value, "v", error=ContinuationError, list_only=True)
+    assert copied == items and copied is not value

@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from pcfuzz.contracts import anthropic_messages, gemini_interactions, openai_chat, openai_responses
 from pcfuzz.contracts.errors import (
     ContractError,
+    InvalidArgument,
     ProtocolViolation,
     StreamTruncated,
     StrictJSONError,
@@ -231,8 +232,9 @@ def test_only_contract_error_escapes_for_any_data_argument(value: object, contra
 def test_bad_revision_is_a_contract_error(contract: str) -> None:
     raw = render_events(contract, fixture_events(contract), random.Random(0))
     for revision in ("1999-01-01", 5):
-        with pytest.raises(ContractError):
+        with pytest.raises(InvalidArgument, match="revision") as caught:
             parse_sse(contract, raw, revision=revision)  # type: ignore[arg-type]
+        assert caught.value.disposition == "rejected"
 
 
 def test_readme_raw_sse_example_runs_and_prints_what_it_says(

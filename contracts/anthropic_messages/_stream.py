@@ -33,10 +33,8 @@ from typing import TYPE_CHECKING, Any, Final
 from .._kinds import KIND_WORDS, kind_ok
 from .._stream import (
     FragmentBuffer,
-    Poison,
+    StreamBase,
     StreamLimits,
-    check_revision,
-    check_stream_limits,
     drive,
 )
 from .._values import copy_json, preview
@@ -160,7 +158,17 @@ def _eager_option(value: object) -> tuple[bool, frozenset[str]]:
     return False, frozenset(names)
 
 
-class AnthropicMessagesStream:
+def _check_no_start_input(ob: _OpenBlock, block: dict[str, Any], where: str) -> None:
+    """A tool block whose input streams as fragments must start with ``input: {}``."""
+    if block["input"] != {}:
+        raise ProtocolViolation(
+            f"{ob.type} block {ob.index} has both a non-empty start input and "
+            "input_json_delta fragments",
+            where=where,
+        )
+
+
+class AnthropicMessagesStream(StreamBase):
     """Incremental, sans-IO parser of one Anthropic Messages stream.
 
     ``feed(event)`` takes one envelope ``{"event": name, "data": {...}}``;
@@ -171,7 +179,7 @@ class AnthropicMessagesStream:
     the turn keeps is copied by :func:`contracts._values.copy_json` (one depth bound,
     512, for every value), so no caller method ever runs.
 
-    ``revision``: a key of :data:`REVISIONS` (``UnsupportedProviderState`` otherwise);
+    ``revision``: a key of :data:`REVISIONS` (``InvalidArgument`` otherwise);
     ``limits``: a :class:`StreamLimits` or ``None`` for the defaults
     (``InvalidArgument`` otherwise).
 
@@ -200,11 +208,8 @@ class AnthropicMessagesStream:
         limits: StreamLimits | None = None,
         eager_input_streaming: EagerOption = False,
     ) -> None:
-        self._t: RevisionTables = check_revision(revision, REVISIONS, "anthropic_messages")
-        self._limits = check_stream_limits(limits)
+        self._t, self._limits = self._begin(revision, limits, REVISIONS, "anthropic_messages")
         self._eager_all, self._eager_names = _eager_option(eager_input_streaming)
-        self._revision: str = revision
-        self._poison = Poison()
         self._state = S_INITIAL
         self._events = 0
         self._message: dict[str, Any] = {}
@@ -222,16 +227,6 @@ class AnthropicMessagesStream:
         # A client input that did not parse without eager streaming: allowed only
         # as the LAST block of a turn whose final stop_reason is a truncation.
         self._unproven_cut: tuple[str, int] | None = None
-
-    @property
-    def revision(self) -> str:
-        """The contract revision this stream enforces."""
-        return self._revision
-
-    @property
-    def poisoned(self) -> bool:
-        """True once anything was raised from ``feed`` or ``close``."""
-        return self._poison.poisoned
 
     @property
     def state(self) -> str:
@@ -581,12 +576,7 @@ class AnthropicMessagesStream:
             # Zero-argument tools (or no input deltas): the input from block start.
             arguments = block["input"]
         else:
-            if block["input"] != {}:
-                raise ProtocolViolation(
-                    f"{ob.type} block {ob.index} has both a non-empty start input and "
-                    "input_json_delta fragments",
-                    where=where,
-                )
+            _check_no_start_input(ob, block, where)
             try:
                 parsed = strict_loads(text)
             except StrictJSONError as exc:
@@ -646,12 +636,7 @@ class AnthropicMessagesStream:
         )
         if text == "":
             return None, error, None  # the start input stays; nothing was streamed
-        if block["input"] != {}:
-            raise ProtocolViolation(
-                f"{ob.type} block {ob.index} has both a non-empty start input and "
-                "input_json_delta fragments",
-                where=where,
-            )
+        _check_no_start_input(ob, block, where)
         try:
             parsed = strict_loads(text)
         except StrictJSONError:

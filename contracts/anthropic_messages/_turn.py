@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any
 
-from .._values import copy_json
-from ..digest import canonical_bytes, check_digest
-from ..errors import LimitExceeded, SnapshotMutated
-from ..strict_json import DEFAULT_LIMITS, JSONLimits
+from ..digest import canonical_bytes
+from ..digest import verified_snapshot as shared_verified_snapshot
+from ..errors import SnapshotMutated
 from ._tables import REVISIONS
 
 __all__ = [
@@ -19,12 +18,6 @@ __all__ = [
     "seal",
     "verified_snapshot",
 ]
-
-#: Nesting the snapshot adds above the values it holds, each bounded by the shared
-#: depth on its own: the deepest is a citation, at ``snapshot.blocks[i].citations[j]``
-#: (four levels); a tool input sits three levels down (``snapshot.calls[i][3]``).
-_SNAPSHOT_EXTRA_DEPTH: Final = 4
-
 
 @dataclass(frozen=True, slots=True)
 class AnthropicToolUse:
@@ -152,33 +145,15 @@ def seal(turn: AnthropicMessagesTurn) -> AnthropicMessagesTurn:
 def verified_snapshot(turn: AnthropicMessagesTurn) -> dict[str, Any]:
     """An independent copy of ``turn.snapshot()``, checked against the parse-time digest.
 
-    The copy reads every value through the builtin types' own methods (nothing a
-    caller planted in the turn runs) and is bounded by the snapshot's size at parse
-    time: an unchanged snapshot has no more values, items or characters than it had
-    bytes, so anything larger has changed and is rejected before it is digested.
-    Raises :class:`SnapshotMutated`.
+    :func:`contracts.digest.verified_snapshot`, bounded by the snapshot's size at parse
+    time (``snapshot_bytes``): an unchanged snapshot has no more values, items or
+    characters than it had bytes, so anything larger has changed and is rejected before
+    it is digested. Raises :class:`SnapshotMutated`.
     """
-    size = turn.snapshot_bytes
-    if type(size) is not int or size < 1 or type(turn.digest) is not str:
-        raise SnapshotMutated(
-            "turn has no parse-time digest: it was not made by parsing", where="turn"
-        )
-    limits = JSONLimits(
-        max_bytes=size,
-        max_depth=DEFAULT_LIMITS.max_depth + _SNAPSHOT_EXTRA_DEPTH,
-        max_string_chars=size,
-        max_number_chars=DEFAULT_LIMITS.max_number_chars,
-        max_container_items=size,
-        max_values=size,
+    copy = shared_verified_snapshot(
+        turn.snapshot, turn.digest, what="anthropic messages turn", size=turn.snapshot_bytes
     )
-    try:
-        copy = copy_json(
-            turn.snapshot(), what="turn", error=SnapshotMutated, where="turn", limits=limits
-        )
-    except LimitExceeded as exc:
-        raise SnapshotMutated(
-            f"snapshot changed after parsing: {exc.message}", where="turn"
-        ) from exc
-    check_digest(copy, turn.digest, what="anthropic messages turn")
+    if type(copy) is not dict:  # pragma: no cover - snapshot() builds a dict
+        raise SnapshotMutated("turn snapshot is not an object", where="turn")
     result: dict[str, Any] = copy
     return result

@@ -32,10 +32,9 @@ from typing import Any, Final
 from .._kinds import kind_ok
 from .._request import check_request_controls
 from .._stream import check_revision
-from .._values import copy_json, preview
+from .._values import copy_caller_json, preview
 from ..errors import ContinuationError, LimitExceeded, ResultBindingError
 from ..results import ModelVisibleToolResult, bind_results
-from ..strict_json import DEFAULT_LIMITS
 from ._tables import REVISIONS, ROLE_SERVER_TOOL_RESULT
 from ._turn import AnthropicMessagesTurn, verified_snapshot
 
@@ -102,13 +101,7 @@ class AnthropicSentSchema:
 
 def _json_value(value: object, what: str) -> Any:
     """A bounded JSON copy of a caller value; a top-level tuple is read as a list."""
-    if isinstance(value, tuple):
-        if tuple.__len__(value) > DEFAULT_LIMITS.max_container_items:
-            raise LimitExceeded(
-                f"{what} has more than {DEFAULT_LIMITS.max_container_items} items", where=what
-            )
-        value = list(tuple.__iter__(value))
-    return copy_json(value, what=what, error=ContinuationError, where=what)
+    return copy_caller_json(value, what, error=ContinuationError)
 
 
 def _text_blocks(value: Any, what: str) -> Any:

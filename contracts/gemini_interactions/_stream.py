@@ -34,10 +34,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from .._kinds import INT64_MAX, INT64_MIN, kind_ok
+from .._kinds import INT64_MAX, INT64_MIN, check_fields, fields_ok, kind_ok
 from .._stream import (
     FragmentBuffer,
-    Poison,
+    StreamBase,
     StreamLimits,
     check_revision,
     check_stream_limits,
@@ -62,8 +62,6 @@ from ._tables import (
     REVISION,
     REVISIONS,
     RevisionTables,
-    check_fields,
-    fields_ok,
     meaning_of,
     role_of,
 )
@@ -269,25 +267,22 @@ class _Step:
         self.arguments: dict[str, Any] | None = None
 
 
-class GeminiInteractionsStream:
+class GeminiInteractionsStream(StreamBase):
     """Incremental, sans-IO parser of one Interactions v1 event stream.
 
     ``feed(event)`` takes one event dict (the decoded SSE ``data`` object);
     ``close()`` returns the :class:`~._turn.GeminiInteractionsTurn`. Raises only
     :class:`~contracts.errors.ContractError` subclasses: ``ProtocolViolation``
     (illegal sequence/shape, event-id conflict), ``UnsupportedProviderState``
-    (unknown event/step/delta type or status, v1beta-only steps, unknown revision),
+    (unknown event/step/delta type or status, v1beta-only steps),
     ``ProviderError`` (``error`` event, failed/cancelled/incomplete terminal),
     ``StreamTruncated`` (close before ``interaction.completed``),
-    ``StrictJSONError``/``LimitExceeded``, ``InvalidArgument`` (bad ``limits``).
+    ``StrictJSONError``/``LimitExceeded``, ``InvalidArgument`` (bad ``limits``, unknown ``revision``).
     Once anything was raised, every later call raises.
     """
 
     def __init__(self, *, revision: str = REVISION, limits: StreamLimits | None = None) -> None:
-        self._tables: RevisionTables = check_revision(revision, REVISIONS, _CONTRACT_NAME)
-        self._limits = check_stream_limits(limits)
-        self._revision: str = revision
-        self._poison = Poison()
+        self._tables, self._limits = self._begin(revision, limits, REVISIONS, _CONTRACT_NAME)
         self._state = self._tables.initial_state
         self._events = 0
         # event_id -> the first event seen with it (see _same_payload); bounded by
@@ -310,16 +305,6 @@ class GeminiInteractionsStream:
         self._status = ""
         self._usage: dict[str, Any] | None = None
         self._status_updates: list[str] = []
-
-    @property
-    def revision(self) -> str:
-        """The contract revision this stream enforces."""
-        return self._revision
-
-    @property
-    def poisoned(self) -> bool:
-        """True once anything was raised from ``feed`` or ``close``."""
-        return self._poison.poisoned
 
     @property
     def interaction_id(self) -> str | None:

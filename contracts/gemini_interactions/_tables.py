@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
-from .._kinds import KIND_WORDS, check_kinds, kind_ok
+from .._kinds import check_kinds
 from .._request import check_foreign_rows
 from .._values import preview
 from ..errors import ContractError, ProtocolViolation, UnsupportedProviderState
@@ -27,8 +27,6 @@ __all__ = [
     "STATUS_MEANINGS",
     "REPLAY_RULES",
     "check_tables",
-    "check_fields",
-    "fields_ok",
     "role_of",
     "meaning_of",
 ]
@@ -365,38 +363,6 @@ def check_tables(tables: RevisionTables, name: str) -> None:
 
 
 # ------------------------------------------------------------- lookups in the tables
-
-
-def check_fields(
-    obj: Mapping[str, Any],
-    fields: Mapping[str, str],
-    where: str,
-    error: type[ContractError] = ProtocolViolation,
-) -> None:
-    """Raise ``error`` (at ``where.<field>``) unless every field of ``fields`` has its kind."""
-    for field, kind in fields.items():
-        value = obj.get(field)
-        if not kind_ok(value, kind):
-            got = f"got {preview(value)}" if field in obj else "it is absent"
-            raise error(f"{field} must be {KIND_WORDS[kind]}, {got}", where=f"{where}.{field}")
-
-
-#: Kinds that are one exact type (checked inline by :func:`fields_ok`).
-_EXACT_KINDS: Final[Mapping[str, type]] = {"str": str, "object": dict, "array": list,
-                                            "bool": bool}
-
-
-def fields_ok(obj: Mapping[str, Any], fields: Mapping[str, str]) -> bool:
-    """Whether :func:`check_fields` would pass (no message formatted: the common case)."""
-    for field, kind in fields.items():
-        value = obj.get(field)
-        exact = _EXACT_KINDS.get(kind)
-        if exact is not None:
-            if type(value) is not exact:
-                return False
-        elif not kind_ok(value, kind):
-            return False
-    return True
 
 
 def role_of(

@@ -3,21 +3,21 @@
 A streamed turn (:class:`GeminiInteractionsTurn`) and a create/GET snapshot
 (:class:`GeminiInteractionSnapshot`) both record, when parsed, the digest of their
 canonical snapshot. :func:`verified_snapshot` is what every builder reads: the
-snapshot re-serialized, checked against that digest, and parsed back into fresh
-plain JSON, so nothing a caller changed (or swapped in) after parsing is ever read.
+snapshot copied as fresh plain JSON and checked against that digest
+(:func:`contracts.digest.verified_snapshot`), so nothing a caller changed (or swapped
+in) after parsing is ever read.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeVar
 
 from .._stream import check_revision
 from .._values import preview
-from ..digest import canonical_bytes, canonical_digest
-from ..errors import ContractError, InvalidArgument, SnapshotMutated
+from ..digest import canonical_digest
+from ..digest import verified_snapshot as shared_verified_snapshot
+from ..errors import InvalidArgument, SnapshotMutated
 from ._tables import REVISIONS
 
 __all__ = [
@@ -236,58 +236,17 @@ def seal(turn: _AnyTurnT) -> _AnyTurnT:
 def verified_snapshot(turn: _TurnMethods) -> dict[str, Any]:
     """Return the turn's snapshot as fresh plain JSON if it still has its recorded digest.
 
-    The snapshot is serialized once, hashed, and the same bytes are parsed back, so
-    the result is exactly what the digest covers, of exact builtin types, sharing
-    nothing with the turn. Raises :class:`~contracts.errors.SnapshotMutated` if the
-    turn changed after parsing, including when a swapped-in value raises while it is
-    rendered.
+    :func:`contracts.digest.verified_snapshot` with ``exact``: containers must be the
+    exact, unshared dicts and lists the parser built. The result is exactly what the
+    digest covers, of exact builtin types, sharing nothing with the turn. Raises
+    :class:`~contracts.errors.SnapshotMutated` if the turn changed after parsing,
+    including when a swapped-in value raises while it is rendered.
     """
-    what = f"gemini interaction {type(turn).__name__}"
-    try:
-        snapshot = turn.snapshot()
-        _check_plain(snapshot)
-        data = canonical_bytes(snapshot)
-    except ContractError:
-        raise
-    except Exception as exc:  # a swapped-in value raised: the turn is not the parsed one
-        raise SnapshotMutated(
-            f"{what} can no longer be rendered ({type(exc).__name__}): changed after parsing",
-            where="turn",
-        ) from exc
-    recorded = turn.digest
-    actual = hashlib.sha256(data).hexdigest()
-    if type(recorded) is not str or actual != recorded:
-        raise SnapshotMutated(
-            f"{what} snapshot changed after parsing: digest {actual[:16]}... differs from "
-            "the one recorded at parse time",
-            where="turn",
-        )
-    fresh: dict[str, Any] = json.loads(data)
-    return fresh
-
-
-_SCALARS: Final = (str, int, float, bool, type(None))
-
-
-def _check_plain(value: object) -> None:
-    """Raise SnapshotMutated unless ``value``'s containers are exact, unshared dicts/lists.
-
-    What the parser builds always is; the check keeps the serializer from calling a
-    swapped-in dict subclass's ``items`` (which could run forever) and from expanding
-    shared containers exponentially. Linear in the containers, never recursive.
-    """
-    seen: set[int] = set()
-    stack: list[object] = [value]
-    while stack:
-        node = stack.pop()
-        if type(node) is dict or type(node) is list:
-            if id(node) in seen:
-                raise SnapshotMutated("turn shares a container: changed after parsing",
-                                      where="turn")
-            seen.add(id(node))
-            stack.extend(node.values() if isinstance(node, dict) else node)
-        elif type(node) not in _SCALARS:
-            raise SnapshotMutated(
-                f"turn holds {preview(node)}, not a JSON value: changed after parsing",
-                where="turn",
-            )
+    fresh = shared_verified_snapshot(
+        turn.snapshot, turn.digest, what=f"gemini interaction {type(turn).__name__}",
+        exact=True,
+    )
+    if type(fresh) is not dict:  # pragma: no cover - snapshot() builds a dict
+        raise SnapshotMutated("turn snapshot is not an object", where="turn")
+    result: dict[str, Any] = fresh
+    return result

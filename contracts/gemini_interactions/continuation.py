@@ -12,12 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
+from .._kinds import check_fields
 from .._request import check_request_controls
 from .._stream import check_revision
-from .._values import copy_json, preview
+from .._values import copy_caller_json, copy_json, preview
 from ..errors import ContinuationError, ContractError, ResultBindingError
 from ..results import ModelVisibleToolResult, bind_results
-from ._tables import REPLAY_RULES, REVISIONS, RevisionTables, check_fields, role_of
+from ._tables import REPLAY_RULES, REVISIONS, RevisionTables, role_of
 from ._turn import (
     CONTRACT,
     AnyTurn,
@@ -73,12 +74,7 @@ def _caller_text(value: object, what: str, *, nonempty: bool) -> str:
 
 def _caller_list(value: object, what: str) -> list[Any]:
     """A JSON copy of a caller's list or tuple (read through the builtin type, bounded)."""
-    # type(), never isinstance(): isinstance believes a ``__class__`` property.
-    if issubclass(type(value), tuple):
-        value = list(tuple.__iter__(value))  # type: ignore[arg-type]
-    if not issubclass(type(value), list):
-        raise ContinuationError(f"{what} must be a list, got {preview(value)}", where=what)
-    copied: list[Any] = copy_json(value, what=what, error=ContinuationError, where=what)
+    copied: list[Any] = copy_caller_json(value, what, error=ContinuationError, list_only=True)
     return copied
 
 

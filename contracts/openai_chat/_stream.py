@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING, Any, Final
 from .. import strict_json
 from .._kinds import INT64_MAX
 from .._protocols import CallProtocol, StreamProtocol, TurnProtocol
-from .._stream import FragmentBuffer, Poison, StreamLimits, check_stream_limits, drive
+from .._stream import (
+    FragmentBuffer,
+    StreamBase,
+    StreamLimits,
+    check_stream_limits,
+    drive,
+)
 from .._values import copy_json, preview
 from ..digest import canonical_digest
 from ..errors import (
@@ -38,6 +44,7 @@ from ._tables import (
     RevisionTables,
 )
 from ._turn import (
+    CONTRACT_NAME,
     ChatCompletionTurn,
     ChatToolCall,
     ProgressEvent,
@@ -194,7 +201,7 @@ _Handler = Callable[["ChatCompletionStream", str, Any, str], bool]
 _ToolHandler = Callable[["ChatCompletionStream", "_ToolBucket", str, Any, str], bool]
 
 
-class ChatCompletionStream:
+class ChatCompletionStream(StreamBase):
     """Incremental aggregator for one attempt's Chat Completions stream.
 
     ``feed(frame)`` takes one decoded ``data:`` payload (a chunk dict, or the string
@@ -203,25 +210,21 @@ class ChatCompletionStream:
     :class:`~contracts.errors.ContractError` on a rejected stream; after any
     exception the stream is poisoned and every later call raises a
     ``ContractError``. Create one object per attempt; it holds no shared state.
-    ``revision`` must be a key of ``REVISIONS`` (else
-    :class:`~contracts.errors.UnsupportedProviderState`), ``limits`` a
+    ``revision`` must be a key of ``REVISIONS`` and ``limits`` a
     :class:`~contracts._stream.StreamLimits` or ``None`` (else
     :class:`~contracts.errors.InvalidArgument`).
     """
 
     def __init__(self, *, revision: str = REVISION, limits: StreamLimits | None = None) -> None:
-        tables = tables_for(revision)
-        limits = check_stream_limits(limits)
+        tables, limits = self._begin(revision, limits, REVISIONS, CONTRACT_NAME)
         self._tables = tables
         self._limits = limits
-        self._revision = revision
         self._levels = levels_of(revision)
         # The fast path for the common chunk shapes, or None (the general path only):
         # it stands in for the handlers it was built with, so none if one was replaced.
         self._plan: _FastPlan | None = _PLANS.get(revision) if _handlers_intact() else None
         self._index_field = tables.field_for("tool_delta", "tool_index")
         self._transitions = tables.transitions
-        self._poison = Poison()
         self._state = tables.initial_state
         self._frames = 0
         self._role: str | None = None
@@ -241,16 +244,6 @@ class ChatCompletionStream:
         self._kinds: set[str] = set()
 
     # -- public --------------------------------------------------------------
-
-    @property
-    def revision(self) -> str:
-        """The contract revision this stream enforces."""
-        return self._revision
-
-    @property
-    def poisoned(self) -> bool:
-        """True once anything was raised from :meth:`feed` or :meth:`close`."""
-        return self._poison.poisoned
 
     @property
     def done(self) -> bool:

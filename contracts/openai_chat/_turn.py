@@ -17,7 +17,7 @@ from typing import Any, Final, cast
 from .._kinds import KIND_WORDS, kind_ok
 from .._stream import check_revision
 from .._values import copy_json, preview
-from ..digest import check_digest
+from ..digest import verified_snapshot
 from ..errors import InvalidArgument, ProtocolViolation, UnsupportedProviderState
 from ._tables import REVISION, REVISIONS, Field, RevisionTables
 
@@ -41,7 +41,7 @@ MAX_WHERE_CHARS = 200
 
 
 def tables_for(revision: object) -> RevisionTables:
-    """The tables of ``revision``; :class:`UnsupportedProviderState` if unknown."""
+    """The tables of ``revision``; :class:`InvalidArgument` if unknown."""
     return check_revision(revision, REVISIONS, CONTRACT_NAME)
 
 
@@ -261,7 +261,7 @@ def project_text(content: object, *, revision: str = REVISION) -> str:
     without an open tag before it is ordinary text. The protocol message itself is
     never projected: it keeps whitespace and think tags verbatim. One pass with
     ``str.find`` (linear; no regular expression backtracking). Raises only
-    :class:`UnsupportedProviderState` for an unknown ``revision``.
+    :class:`InvalidArgument` for an unknown ``revision``.
     """
     opening, closing = tables_for(revision).think_tags
     if type(content) is not str:
@@ -435,4 +435,4 @@ class ChatCompletionTurn:
 
     def check_unchanged(self) -> None:
         """Raise :class:`~contracts.errors.SnapshotMutated` if the snapshot changed."""
-        check_digest(self.snapshot(), self.digest, what="chat completion")
+        verified_snapshot(self.snapshot, self.digest, what="chat completion")

@@ -70,8 +70,7 @@ def check_request(
     behaviour (design 3.2 "text + n"): ``n`` is not checked.
 
     Raises :class:`~contracts.errors.InvalidArgument` for each of these rejections
-    (also past :data:`MAX_REQUEST_KEYS` keys), and
-    :class:`~contracts.errors.UnsupportedProviderState` for an unknown ``revision``.
+    (also past :data:`MAX_REQUEST_KEYS` keys) and for an unknown ``revision``.
     """
     tables = tables_for(revision)
     mode = check_response_mode(response_mode, tables)

@@ -40,12 +40,11 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from .. import strict_json
-from .._kinds import KIND_WORDS, kind_ok
+from .._kinds import check_fields, kind_ok
 from .._stream import (
     FragmentBuffer,
-    Poison,
+    StreamBase,
     StreamLimits,
-    check_revision,
     check_stream_limits,
     drive,
 )
@@ -81,7 +80,6 @@ from ._tables import (
     S_INITIAL,
     EventSpec,
     ItemSpec,
-    RevisionTables,
 )
 from ._turn import OpenAIResponsesCall, OpenAIResponsesTurn, PendingFunctionCall
 
@@ -139,7 +137,7 @@ class _Item:
         self.parts: dict[str, list[_Part]] = {family: [] for family in families}
 
 
-class OpenAIResponsesStream:
+class OpenAIResponsesStream(StreamBase):
     """Incremental, sans-IO parser of one streamed OpenAI Response.
 
     Feed each decoded event (a dict) with :meth:`feed`; call :meth:`close` at end of
@@ -149,16 +147,13 @@ class OpenAIResponsesStream:
     or order, ``ProviderError`` for failed/incomplete/error, ``StreamTruncated`` for EOF
     before the terminal, ``UnsupportedProviderState`` for unknown or unimplemented
     semantics, ``LimitExceeded``, ``StrictJSONError``); the constructor raises
-    ``UnsupportedProviderState`` for an unknown revision and ``InvalidArgument`` for
+    ``InvalidArgument`` for an unknown revision and for
     bad limits. After anything was raised from ``feed``/``close`` every later call
     raises a ``ContractError`` (poison on any exception).
     """
 
     def __init__(self, *, revision: str = REVISION, limits: StreamLimits | None = None) -> None:
-        self._tables: RevisionTables = check_revision(revision, REVISIONS, CONTRACT)
-        self._limits = check_stream_limits(limits)
-        self._revision: str = revision
-        self._poison = Poison()
+        self._tables, self._limits = self._begin(revision, limits, REVISIONS, CONTRACT)
         self._state = S_INITIAL
         self._count = 0
         self._last_seq = -1
@@ -175,16 +170,6 @@ class OpenAIResponsesStream:
         }
 
     # -- public ------------------------------------------------------------
-
-    @property
-    def revision(self) -> str:
-        """The contract revision this stream enforces."""
-        return self._revision
-
-    @property
-    def poisoned(self) -> bool:
-        """True once anything was raised from :meth:`feed` or :meth:`close`."""
-        return self._poison.poisoned
 
     @property
     def state(self) -> str:
@@ -290,11 +275,7 @@ class OpenAIResponsesStream:
                 f"sequence_number {seq} does not increase (previous {self._last_seq}): "
                 "duplicate, replayed or reordered event", where=f"{where}.sequence_number")
         self._last_seq = seq
-        for name, kind in spec.required.items():
-            if not kind_ok(event.get(name), kind):
-                raise ProtocolViolation(
-                    f"required field {name!r} must be {KIND_WORDS[kind]}, got "
-                    f"{preview(event.get(name))}", where=f"{where}.{name}")
+        check_fields(event, spec.required, where, label="required field ")
         _HANDLERS[spec.role](self, event, event_type, spec, where)
         self._state = nxt
 
@@ -419,13 +400,7 @@ class OpenAIResponsesStream:
             raise UnsupportedProviderState(
                 f"unknown output item type {preview(item_type)} could change execution "
                 "semantics", where=f"{where}.item.type")
-        for name, kind in item_spec.required.items():
-            if name == "status" and not item_spec.status_required:
-                continue
-            if not kind_ok(item.get(name), kind):
-                raise ProtocolViolation(
-                    f"item field {name!r} must be {KIND_WORDS[kind]}, got "
-                    f"{preview(item.get(name))}", where=f"{where}.item.{name}")
+        check_fields(item, item_spec.checked_fields, f"{where}.item", label="item field ")
         status = item.get("status")
         if status is not None or item_spec.status_required:
             if type(status) is not str:

@@ -122,6 +122,13 @@ class ItemSpec:
     executable: bool
     final_answer: bool
 
+    @property
+    def checked_fields(self) -> Mapping[str, str]:
+        """The ``required`` fields checked on every item (``status`` only if required)."""
+        if self.status_required:
+            return self.required
+        return {name: kind for name, kind in self.required.items() if name != "status"}
+
 
 @dataclass(frozen=True, slots=True)
 class PartEventSpec:

@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..digest import check_digest
-from ..errors import ContractError, SnapshotMutated
+from ..digest import verified_snapshot
 
 __all__ = ["OpenAIResponsesCall", "PendingFunctionCall", "OpenAIResponsesTurn"]
 
@@ -103,15 +102,7 @@ class OpenAIResponsesTurn:
         Whatever was stored into the turn since (a value JSON cannot carry, a container
         whose methods raise), the only exception is :class:`SnapshotMutated`.
         """
-        try:
-            check_digest(self.snapshot(), self.digest, what="OpenAI Responses turn")
-        except ContractError:
-            raise
-        except Exception as exc:
-            raise SnapshotMutated(
-                f"OpenAI Responses turn snapshot cannot be serialised any more "
-                f"({type(exc).__name__})", where="turn"
-            ) from exc
+        verified_snapshot(self.snapshot, self.digest, what="OpenAI Responses turn")
 
 
 def _is_output_item(output: object, call: OpenAIResponsesCall) -> bool:

@@ -21,10 +21,10 @@ Both builders return a plain JSON-compatible ``POST /v1/responses`` body that se
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Final, cast
+from typing import Any, Final
 
 from .._request import check_request_controls
-from .._values import copy_json, preview
+from .._values import copy_caller_json, copy_json, preview
 from ..errors import ContinuationError
 from ..results import ModelVisibleToolResult, bind_results
 from ._tables import REVISIONS, RevisionTables
@@ -91,12 +91,7 @@ def _text(value: object, name: str, why: str = "") -> str:
 
 def _json_list(value: object, name: str) -> list[Any]:
     """A JSON copy of a caller list or tuple (tuples are read as lists)."""
-    # type(), not isinstance(): a caller object's __class__ is never consulted.
-    if issubclass(type(value), tuple):
-        value = list(tuple.__getitem__(cast("tuple[Any, ...]", value), slice(None)))
-    if not issubclass(type(value), list):
-        raise ContinuationError(f"{name} must be a list, got {preview(value)}", where=name)
-    copied: list[Any] = copy_json(value, what=name, error=ContinuationError, where=name)
+    copied: list[Any] = copy_caller_json(value, name, error=ContinuationError, list_only=True)
     return copied
 
 
