@@ -47,6 +47,7 @@ from .._stream import (
     StreamLimits,
     check_revision,
     check_stream_limits,
+    drift_hint,
     drive,
 )
 from .._values import copy_json, preview
@@ -91,6 +92,16 @@ if TYPE_CHECKING:
 __all__ = ["OpenAIResponsesStream", "parse_events"]
 
 CONTRACT: Final = "OpenAI Responses"
+
+
+def _optional_elsewhere(revision: str, event_type: str, field: str) -> str:
+    """A drift hint naming the revisions whose ``event_type`` does not require ``field``."""
+
+    def accepts(tables: RevisionTables) -> bool:
+        spec = tables.events.get(event_type)
+        return spec is not None and field not in spec.required
+
+    return drift_hint(REVISIONS, revision, accepts)
 
 
 def _canonical(value: Any, where: str) -> bytes:
@@ -268,9 +279,11 @@ class OpenAIResponsesStream:
                 raise UnsupportedProviderState(
                     f"event type {preview(event_type)} is known but not implemented by "
                     f"contract revision {self._revision} ({known})", where=where)
+            hint = drift_hint(REVISIONS, self._revision,
+                              lambda t: event_type in t.events or event_type in t.unmodeled_events)
             raise UnsupportedProviderState(
-                f"unknown event type {preview(event_type)} could change execution semantics",
-                where=where)
+                f"unknown event type {preview(event_type)} could change execution semantics"
+                f"{hint}", where=where)
         where = f"{where} ({event_type})"
         nxt = tables.transitions[self._state].get(event_type)
         if nxt is None:
@@ -292,9 +305,11 @@ class OpenAIResponsesStream:
         self._last_seq = seq
         for name, kind in spec.required.items():
             if not kind_ok(event.get(name), kind):
+                hint = "" if name in event else _optional_elsewhere(
+                    self._revision, event_type, name)
                 raise ProtocolViolation(
                     f"required field {name!r} must be {KIND_WORDS[kind]}, got "
-                    f"{preview(event.get(name))}", where=f"{where}.{name}")
+                    f"{preview(event.get(name))}{hint}", where=f"{where}.{name}")
         _HANDLERS[spec.role](self, event, event_type, spec, where)
         self._state = nxt
 
