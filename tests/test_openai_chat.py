@@ -28,8 +28,8 @@ from pcfuzz.contracts.errors import (
     UnsupportedProviderState,
 )
 from pcfuzz.contracts.openai_chat import (
-    REVISIONS,
     DONE,
+    REVISIONS,
     ChatCompletionStream,
     EmptyCompletion,
     ProgressEvent,
