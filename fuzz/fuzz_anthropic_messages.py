@@ -28,12 +28,16 @@ from pcfuzz.fuzz._fdp import split_text as _split
 
 with atheris.instrument_imports():
     from pcfuzz.contracts.anthropic_messages import (
+        REVISIONS,
         AnthropicMessagesStream,
         build_anthropic_messages_continuation,
     )
     from pcfuzz.contracts.errors import ContractError
     from pcfuzz.contracts.results import ModelVisibleToolResult
     from pcfuzz.contracts.strict_json import loads
+
+# every shipped revision is fuzzed; the input length picks one (no byte consumed)
+_REVISIONS = sorted(REVISIONS)
 
 _EVENT_NAMES = (
     "message_start",
@@ -90,7 +94,8 @@ def _sse_mode(data: bytes) -> None:
         pairs = split_sse(data)
     except UnicodeDecodeError:
         return
-    stream = AnthropicMessagesStream(eager_input_streaming=len(data) % 3 == 0)
+    stream = AnthropicMessagesStream(eager_input_streaming=len(data) % 3 == 0,
+                                     revision=_REVISIONS[len(data) // 3 % len(_REVISIONS)])
     for name, text in pairs[:_MAX_EVENTS]:
         stream.feed({"event": name, "data": loads(text)})
     turn = stream.close()

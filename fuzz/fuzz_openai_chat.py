@@ -32,10 +32,17 @@ import atheris
 with atheris.instrument_imports():
     from pcfuzz.contracts import strict_json
     from pcfuzz.contracts.errors import ContractError
-    from pcfuzz.contracts.openai_chat import ChatCompletionStream, ChatCompletionTurn
+    from pcfuzz.contracts.openai_chat import REVISIONS, ChatCompletionStream, ChatCompletionTurn
     from pcfuzz.contracts.openai_chat_cache import decode, encode
 
 _PREFIX = b"data:"
+_REVISIONS = sorted(REVISIONS)
+
+
+def _revision_for(data: bytes) -> str:
+    """Every shipped revision is fuzzed: the input's length picks one (no byte consumed,
+    so a corpus entry keeps its meaning)."""
+    return _REVISIONS[len(data) % len(_REVISIONS)]
 #: First byte selecting the structure-aware mode.
 STRUCTURED = 0x00
 
@@ -51,7 +58,7 @@ _FREE = ("duplicate_frame", "swap_frames", "drop_frame", "overwrite_value")
 def run_lines(data: bytes) -> ChatCompletionTurn | None:
     """Feed every ``data:`` payload of ``data``; return the turn, or ``None`` on
     a rejection. Raises anything that is not a ``ContractError``."""
-    stream = ChatCompletionStream()
+    stream = ChatCompletionStream(revision=_revision_for(data))
     try:
         for line in data.splitlines():
             if not line.startswith(_PREFIX):
