@@ -27,6 +27,7 @@ __all__ = [
     "MAX_LIMIT",
     "check_stream_limits",
     "check_revision",
+    "drift_hint",
     "Poison",
     "StreamBase",
     "FragmentBuffer",
@@ -106,6 +107,22 @@ def check_revision(revision: object, revisions: Mapping[str, _Tables], contract:
             where="revision",
         )
     return revisions[revision]
+
+
+def drift_hint(
+    revisions: Mapping[str, _Tables], current: str, accepts: Callable[[_Tables], bool]
+) -> str:
+    """Name the other shipped revisions that ``accepts`` the shape ``current`` rejects.
+
+    Used on the rejection path only (never per event): the message of a stream parsed
+    under an older revision says that the shape is a newer revision's, so a caller
+    sees drift, not corruption. Returns ``""`` when no other revision accepts it.
+    """
+    names = [name for name, tables in revisions.items() if name != current and accepts(tables)]
+    if not names:
+        return ""
+    return (f" (drift: contract revision {', '.join(names)} accepts this shape; this stream "
+            f"is parsed under revision {current})")
 
 
 class Poison:

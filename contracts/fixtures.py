@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from types import MappingProxyType
 from typing import Any, cast
@@ -135,58 +135,77 @@ class ContractPin:
     model_stability: str
 
 
-#: ``CONTRACT_PINS[contract_revision][contract]``: a later revision sits beside this one.
+_PINS_2026_07_21: Mapping[str, ContractPin] = MappingProxyType(
+    {
+        "openai-responses": ContractPin(
+            provider="openai",
+            api_family="responses",
+            api_version="v1",
+            projection_layers=frozenset({"typed-sse-projection", WIRE_LAYER}),
+            sdk_package="openai",
+            sdk_version="2.46.0",
+            api_family_stability="ga",
+            model_stability="synthetic",
+        ),
+        "anthropic-messages": ContractPin(
+            provider="anthropic",
+            api_family="messages",
+            # The anthropic-version request header of the pinned wire contract.
+            api_version="2023-06-01",
+            projection_layers=frozenset({"wire-sse-envelope-projection", WIRE_LAYER}),
+            sdk_package="anthropic",
+            sdk_version="0.117.0",
+            api_family_stability="ga",
+            model_stability="synthetic",
+        ),
+        "gemini-interactions": ContractPin(
+            provider="google",
+            api_family="interactions",
+            # Interactions is GA in v1; a v1beta union is a different contract.
+            api_version="v1",
+            projection_layers=frozenset({"typed-sse-projection", WIRE_LAYER}),
+            sdk_package="google-genai",
+            sdk_version="2.12.1",
+            # GA since June 2026 (the seed's corrected conclusion): never
+            # "preview"; GenerateContent, a different family, is "legacy".
+            api_family_stability="ga",
+            model_stability="synthetic",
+        ),
+        "openai-chat": ContractPin(
+            provider="openai",
+            api_family="chat-completions",
+            api_version="v1",
+            projection_layers=frozenset({"typed-sse-projection", WIRE_LAYER}),
+            sdk_package="openai",
+            sdk_version="2.46.0",
+            # GA and supported beside Responses; the seed names no other status for it.
+            api_family_stability="ga",
+            model_stability="synthetic",
+        ),
+    }
+)
+
+
+def _current(pin: ContractPin, sdk_version: str) -> ContractPin:
+    return replace(pin, sdk_version=sdk_version)
+
+
+#: ``CONTRACT_PINS[contract_revision][contract]``. Revision ``2026-12-01`` (today's
+#: shapes; ``fixtures/CHANGELOG.md``) differs from the pinned ``2026-07-21`` only in
+#: the SDK baseline its fixtures were read from.
 CONTRACT_PINS: Mapping[str, Mapping[str, ContractPin]] = MappingProxyType(
     {
-        "2026-07-21": MappingProxyType(
+        "2026-07-21": _PINS_2026_07_21,
+        "2026-12-01": MappingProxyType(
             {
-                "openai-responses": ContractPin(
-                    provider="openai",
-                    api_family="responses",
-                    api_version="v1",
-                    projection_layers=frozenset({"typed-sse-projection", WIRE_LAYER}),
-                    sdk_package="openai",
-                    sdk_version="2.46.0",
-                    api_family_stability="ga",
-                    model_stability="synthetic",
-                ),
-                "anthropic-messages": ContractPin(
-                    provider="anthropic",
-                    api_family="messages",
-                    # The anthropic-version request header of the pinned wire contract.
-                    api_version="2023-06-01",
-                    projection_layers=frozenset({"wire-sse-envelope-projection", WIRE_LAYER}),
-                    sdk_package="anthropic",
-                    sdk_version="0.117.0",
-                    api_family_stability="ga",
-                    model_stability="synthetic",
-                ),
-                "gemini-interactions": ContractPin(
-                    provider="google",
-                    api_family="interactions",
-                    # Interactions is GA in v1; a v1beta union is a different contract.
-                    api_version="v1",
-                    projection_layers=frozenset({"typed-sse-projection", WIRE_LAYER}),
-                    sdk_package="google-genai",
-                    sdk_version="2.12.1",
-                    # GA since June 2026 (the seed's corrected conclusion): never
-                    # "preview"; GenerateContent, a different family, is "legacy".
-                    api_family_stability="ga",
-                    model_stability="synthetic",
-                ),
-                "openai-chat": ContractPin(
-                    provider="openai",
-                    api_family="chat-completions",
-                    api_version="v1",
-                    projection_layers=frozenset({"typed-sse-projection", WIRE_LAYER}),
-                    sdk_package="openai",
-                    sdk_version="2.46.0",
-                    # GA and supported beside Responses; the seed names no other status for it.
-                    api_family_stability="ga",
-                    model_stability="synthetic",
-                ),
+                "openai-responses": _current(_PINS_2026_07_21["openai-responses"], "3.57.0"),
+                "anthropic-messages": _current(_PINS_2026_07_21["anthropic-messages"],
+                                               "2.15.0"),
+                "gemini-interactions": _current(_PINS_2026_07_21["gemini-interactions"],
+                                                "3.6.1"),
+                "openai-chat": _current(_PINS_2026_07_21["openai-chat"], "3.57.0"),
             }
-        )
+        ),
     }
 )
 

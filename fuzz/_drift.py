@@ -14,6 +14,9 @@ shipped, ``pcfuzz.contracts.<provider>.REVISIONS``). Each difference is a row:
   *execution*.
 * ``now required``: a field the revision treats as optional (or does not read) is
   required by the SDK (information).
+* ``kept required``: a field the SDK type makes optional that the revision keeps
+  required on purpose, failing closed (:data:`KEPT_REQUIRED` gives each reason;
+  information). The decision is a row of ``fixtures/CHANGELOG.md``.
 
 ``--strict`` exits 1 when any row could change execution. Exit 2: an SDK of the
 ``oracles`` extra is missing. The SDKs are imported only here and in
@@ -30,6 +33,18 @@ from typing import Any
 
 CONTRACTS = ("openai-responses", "anthropic-messages", "gemini-interactions", "openai-chat")
 EXECUTION_CHANGES = frozenset({"new", "now optional", "not in SDK"})
+
+_FUNCTION_CALL_ITEM_KEPT = (
+    "ResponseFunctionToolCall is also the input item type, where it may be omitted; an "
+    "output item in a stream always has it, and the parser needs it: ")
+#: (contract, axis) -> field -> why the revision keeps a field the SDK type makes
+#: optional required (fail closed). Reported as ``kept required`` (information).
+KEPT_REQUIRED: dict[tuple[str, str], dict[str, str]] = {
+    ("openai-responses", "fields of function_call items"): {
+        "id": _FUNCTION_CALL_ITEM_KEPT + "its argument events name it by item_id",
+        "status": _FUNCTION_CALL_ITEM_KEPT + "only status completed proves the call finished",
+    },
+}
 
 
 @dataclass(frozen=True)
@@ -59,11 +74,15 @@ def _field_changes(contract: str, axis: str, pinned_required: Iterable[str],
     aliases = {info.alias or name for name, info in fields.items()}
     rows: list[Change] = []
     skip = set(ignore)
+    kept = KEPT_REQUIRED.get((contract, axis), {})
     for name in sorted(set(pinned_required) - skip):
         if name not in fields and name not in aliases:
             rows.append(Change(contract, axis, "not in SDK", name, True))
         elif name not in sdk_required:
-            rows.append(Change(contract, axis, "now optional", name, True))
+            if name in kept:
+                rows.append(Change(contract, axis, "kept required", name, False))
+            else:
+                rows.append(Change(contract, axis, "now optional", name, True))
     for name in sorted(sdk_required - set(pinned_required) - skip):
         rows.append(Change(contract, axis, "now required", name, False))
     return rows
@@ -157,7 +176,10 @@ def _gemini(revision: str) -> list[Change]:
                          literal_values(Interaction, "status"))
     rows += _set_changes(c, "step types", [*t.step_types, *t.v1beta_only_step_types],
                          _variants(Step, "type"))
+    # A delta of a v1beta-only step cannot be reached: the step's step.start already
+    # failed closed. Its delta type (named as the step) is no drift of its own.
     pinned_deltas = {d for row in t.delta_types.values() for d in row}
+    pinned_deltas |= t.v1beta_only_step_types
     rows += _set_changes(c, "step delta types", pinned_deltas,
                          _variants(_annotation(StepDelta, "delta"), "type"))
     rows += _field_changes(c, "fields of function_call step.start",

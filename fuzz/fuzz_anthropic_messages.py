@@ -34,6 +34,7 @@ from pcfuzz.fuzz._fdp import split_text as _split
 
 with atheris.instrument_imports():
     from pcfuzz.contracts.anthropic_messages import (
+        REVISIONS,
         AnthropicMessagesStream,
         build_anthropic_messages_continuation,
     )
@@ -45,6 +46,9 @@ with atheris.instrument_imports():
 from pcfuzz.fuzz._wire_target import note_sse_inputs, route_sse
 
 CONTRACT = "anthropic-messages"
+
+# every shipped revision is fuzzed; the input length picks one (no byte consumed)
+_REVISIONS = sorted(REVISIONS)
 
 _EVENT_NAMES = (
     "message_start",
@@ -72,7 +76,8 @@ def sse_envelopes(data: bytes) -> list[dict[str, Any]]:
 
 
 def _sse_mode(data: bytes) -> None:
-    stream = AnthropicMessagesStream(eager_input_streaming=len(data) % 3 == 0)
+    stream = AnthropicMessagesStream(eager_input_streaming=len(data) % 3 == 0,
+                                     revision=_REVISIONS[len(data) // 3 % len(_REVISIONS)])
     for envelope in sse_envelopes(data):
         stream.feed(envelope)
     turn = stream.close()

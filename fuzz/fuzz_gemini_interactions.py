@@ -35,6 +35,7 @@ from pcfuzz.fuzz._fdp import split_text as _split
 with atheris.instrument_imports():
     from pcfuzz.contracts.errors import ContinuationError, ContractError
     from pcfuzz.contracts.gemini_interactions import (
+        REVISIONS,
         GeminiInteractionsStream,
         build_gemini_interactions_continuation,
         build_gemini_interactions_stateless_continuation,
@@ -65,6 +66,13 @@ _STEP_TYPES = (
 _STATUSES = ("requires_action", "requires_action", "completed", "failed", "cancelled",
              "incomplete", "in_progress", "budget_exceeded")
 _MAX_EVENTS = 400
+_REVISIONS = sorted(REVISIONS)
+
+
+def _revision_for(data: bytes) -> str:
+    """Every shipped revision is fuzzed: the input's length picks one (no byte consumed,
+    so a corpus entry keeps its meaning)."""
+    return _REVISIONS[len(data) % len(_REVISIONS)]
 _USER_INPUT = {"type": "user_input", "content": [{"type": "text", "text": "go"}]}
 
 
@@ -207,7 +215,7 @@ def _check_turn(turn: Any) -> None:
 
 
 def _lines_mode(data: bytes) -> None:
-    stream = GeminiInteractionsStream()
+    stream = GeminiInteractionsStream(revision=_revision_for(data))
     for line in data.split(b"\n")[:_MAX_EVENTS]:
         if line.strip():
             stream.feed(loads(line))
@@ -218,7 +226,7 @@ def _structured_mode(data: bytes) -> None:
     fdp = atheris.FuzzedDataProvider(data)
     events, _ = _generate(fdp)
     _mutate(fdp, events)
-    stream = GeminiInteractionsStream()
+    stream = GeminiInteractionsStream(revision=_revision_for(data))
     for event in events:
         stream.feed(event)
     _check_turn(stream.close())

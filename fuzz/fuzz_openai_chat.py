@@ -33,7 +33,7 @@ import atheris
 
 with atheris.instrument_imports():
     from pcfuzz.contracts.errors import ContractError
-    from pcfuzz.contracts.openai_chat import ChatCompletionStream, ChatCompletionTurn
+    from pcfuzz.contracts.openai_chat import REVISIONS, ChatCompletionStream, ChatCompletionTurn
     from pcfuzz.contracts.openai_chat_cache import decode, encode
     from pcfuzz.contracts.sse import decode_sse
     from pcfuzz.contracts.wire import sse_to_events
@@ -41,6 +41,13 @@ with atheris.instrument_imports():
 from pcfuzz.fuzz._wire_target import note_sse_inputs
 
 CONTRACT = "openai-chat"
+_REVISIONS = sorted(REVISIONS)
+
+
+def _revision_for(data: bytes) -> str:
+    """Every shipped revision is fuzzed: the input's length picks one (no byte consumed,
+    so a corpus entry keeps its meaning)."""
+    return _REVISIONS[len(data) % len(_REVISIONS)]
 #: First byte selecting the structure-aware mode.
 STRUCTURED = 0x00
 
@@ -56,7 +63,7 @@ _FREE = ("duplicate_frame", "swap_frames", "drop_frame", "overwrite_value")
 def run_sse(data: bytes) -> ChatCompletionTurn | None:
     """Decode ``data`` as raw SSE and feed every event's frame; return the turn, or
     ``None`` on a rejection. Raises anything that is not a ``ContractError``."""
-    stream = ChatCompletionStream()
+    stream = ChatCompletionStream(revision=_revision_for(data))
     try:
         for frame in sse_to_events(CONTRACT, decode_sse(data)):
             stream.feed(frame)

@@ -32,6 +32,7 @@ with atheris.instrument_imports():
     from pcfuzz.contracts import strict_json
     from pcfuzz.contracts.errors import ContractError
     from pcfuzz.contracts.openai_responses import (
+        REVISIONS,
         build_openai_responses_continuation,
         build_openai_responses_stateless_continuation,
         parse_events,
@@ -45,6 +46,13 @@ CONTRACT = "openai-responses"
 _FIELDS = ("type", "sequence_number", "output_index", "item_id", "delta", "arguments",
            "name", "item", "response", "call_id", "id", "status", "caller", "namespace",
            "content_index", "summary_index", "part", "text", "output", "message")
+_REVISIONS = sorted(REVISIONS)
+
+
+def _revision_for(data: bytes) -> str:
+    """Every shipped revision is fuzzed: the input's length picks one (no byte consumed,
+    so a corpus entry keeps its meaning)."""
+    return _REVISIONS[len(data) % len(_REVISIONS)]
 
 
 def _fuzzed_value(fdp: Any) -> Any:
@@ -91,13 +99,15 @@ def _overwrite(events: list[Any], fdp: Any) -> None:
 
 def _raw(data: bytes) -> None:
     events = [strict_json.loads(line) for line in data.split(b"\n") if line.strip()]
-    parse_events(events)
+    parse_events(events, revision=_revision_for(data))
 
 
 def _structured(fdp: Any) -> None:
     rng = random.Random(fdp.ConsumeIntInRange(0, 2**32))
     model = model_streams.random_model(rng)
-    events: list[Any] = model_streams.render(model, rng, drift=fdp.ConsumeBool())
+    revision = model_streams.REVISIONS[rng.randrange(len(model_streams.REVISIONS))]
+    events: list[Any] = model_streams.render(model, rng, drift=fdp.ConsumeBool(),
+                                             revision=revision)
     exact = True
     for _ in range(fdp.ConsumeIntInRange(0, 3)):
         if fdp.ConsumeBool():
@@ -113,7 +123,7 @@ def _structured(fdp: Any) -> None:
     has_terminal = any(isinstance(e, dict) and e.get("type") == "response.completed"
                        for e in events)
     try:
-        turn = parse_events(events)
+        turn = parse_events(events, revision=revision)
     except ContractError:
         if exact:
             raise AssertionError("a valid or drift-only stream was rejected") from None

@@ -37,6 +37,26 @@ V1_STEP_TYPES: tuple[str, ...] = (
     "google_maps_result",
 )
 HOSTED_STEP_TYPES = V1_STEP_TYPES[5:]
+#: The contract revisions this model renders, the pinned one first, and what each adds
+#: (written down from the google-genai types, not read from the parser's tables):
+#: 3.6.1's Step union has six more server-side steps, its InteractionStatus ``queued``
+#: (non-terminal) and ``requires_continuation`` (a continuation: nothing released).
+PINNED_REVISION = "2026-07-21"
+REVISIONS = ("2026-07-21", "2026-12-01")
+LATER_HOSTED_STEP_TYPES: dict[str, tuple[str, ...]] = {
+    "2026-07-21": (),
+    "2026-12-01": ("processing_call", "processing_result", "retrieval_call",
+                   "retrieval_result", "tool_search_call", "tool_search_result"),
+}
+NON_TERMINAL_STATUSES: dict[str, tuple[str, ...]] = {
+    "2026-07-21": ("in_progress",),
+    "2026-12-01": ("in_progress", "queued"),
+}
+CONTINUATION_STATUSES: dict[str, tuple[str, ...]] = {
+    "2026-07-21": (),
+    "2026-12-01": ("requires_continuation",),
+}
+_ALL_LATER_HOSTED = frozenset(t for types in LATER_HOSTED_STEP_TYPES.values() for t in types)
 V1BETA_ONLY_STEP_TYPES = ("mcp_server_tool_call", "mcp_server_tool_result")
 V1BETA_ONLY_DELTA_TYPES = ("mcp_server_tool_call", "retrieval_call", "retrieval_result")
 TERMINAL_FAILURES = ("failed", "cancelled", "incomplete")
@@ -84,6 +104,9 @@ class StepModel:
             return step
         if self.type == "thought":
             return {"type": "thought", "signature": "sig-" + self.call_id}
+        if self.type in _ALL_LATER_HOSTED and self.type.endswith("_call"):
+            # the 3.6.1 call steps require ``arguments``
+            return {"type": self.type, "id": "hosted-" + self.call_id, "arguments": {}}
         if self.type.endswith("_call"):
             return {"type": self.type, "id": "hosted-" + self.call_id}
         if self.type == "function_result":
@@ -102,7 +125,7 @@ class StepModel:
             return [{"type": "text", "text": self.text}] if self.text else []
         if self.type == "thought":
             return [{"type": "thought_summary", "content": {"type": "text", "text": self.text}}]
-        if self.type in HOSTED_STEP_TYPES:
+        if self.type in HOSTED_STEP_TYPES or self.type in _ALL_LATER_HOSTED:
             return [{"type": self.type, "payload": self.text}]
         return []
 
@@ -128,6 +151,7 @@ class TurnModel:
     status: str
     usage: dict[str, int] | None
     with_event_ids: bool
+    revision: str = PINNED_REVISION
 
     def function_calls(self) -> list[tuple[str, str, dict[str, Any]]]:
         return [(s.call_id, s.name, s.arguments) for s in self.steps if s.type == "function_call"]
@@ -176,12 +200,14 @@ def function_call_steps(draw: st.DrawFn, index: int, call_id: str) -> StepModel:
 
 @st.composite
 def turn_models(draw: st.DrawFn, *, min_calls: int = 0, max_steps: int = 6,
-                other_types: tuple[str, ...] | None = None) -> TurnModel:
-    """A turn with steps of the pinned types; status follows from the calls."""
+                other_types: tuple[str, ...] | None = None,
+                revision: str = PINNED_REVISION) -> TurnModel:
+    """A turn with steps of ``revision``'s types; status follows from the calls (or, in
+    a revision that has one, is sometimes a continuation status: nothing released)."""
     n_calls = draw(st.integers(min_calls, max(min_calls, 3)))
     kinds = other_types if other_types is not None else tuple(
         t for t in V1_STEP_TYPES if t != "function_call"
-    )
+    ) + LATER_HOSTED_STEP_TYPES[revision]
     n_other = draw(st.integers(0, max(0, max_steps - n_calls))) if kinds else 0
     total = n_calls + n_other
     indexes = draw(st.lists(INT32, min_size=total, max_size=total, unique=True))
@@ -198,12 +224,17 @@ def turn_models(draw: st.DrawFn, *, min_calls: int = 0, max_steps: int = 6,
         "total_output_tokens": st.integers(0, 10**6),
         "total_tokens": st.integers(0, 10**6),
     }))
+    status = "requires_action" if n_calls else "completed"
+    continuations = CONTINUATION_STATUSES[revision]
+    if continuations and draw(st.integers(0, 4)) == 0:
+        status = draw(st.sampled_from(continuations))
     return TurnModel(
         interaction_id=draw(opaque_ids),
         steps=steps,
-        status="requires_action" if n_calls else "completed",
+        status=status,
         usage=usage,
         with_event_ids=draw(st.booleans()),
+        revision=revision,
     )
 
 
@@ -234,14 +265,17 @@ def rendered_streams(draw: st.DrawFn, model: TurnModel | None = None, **kw: Any)
     for _ in range(draw(st.integers(0, 2))):
         pos = draw(st.integers(0, len(body)))
         body.insert(pos, _event("interaction.status_update", interaction_id=model.interaction_id,
-                                status=draw(st.sampled_from(["in_progress", "completed",
-                                                             "requires_action", "failed"]))))
+                                status=draw(st.sampled_from([
+                                    *NON_TERMINAL_STATUSES[model.revision], "completed",
+                                    "requires_action", "failed",
+                                    *CONTINUATION_STATUSES[model.revision]]))))
     terminal: dict[str, Any] = {"id": model.interaction_id, "status": model.status}
     if model.usage is not None:
         terminal["usage"] = model.usage
     events = [
-        _event("interaction.created", interaction={"id": model.interaction_id,
-                                                   "status": "in_progress"}),
+        _event("interaction.created", interaction={
+            "id": model.interaction_id,
+            "status": draw(st.sampled_from(NON_TERMINAL_STATUSES[model.revision]))}),
         *body,
         _event("interaction.completed", interaction=terminal),
     ]

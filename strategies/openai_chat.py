@@ -312,11 +312,21 @@ def _tool_atoms(draw: st.DrawFn, tool: ToolModel) -> list[tuple[str, Any]]:
     return [(f"tool:{tool.index}", {"index": tool.index, **f}) for f in fragments]
 
 
+#: The contract revisions this model renders, the pinned one first, and the delta
+#: fields each knows beyond the pinned ones (written down from the openai types, not
+#: read from the parser's tables): openai 3.57.0's ChoiceDelta has ``audio``, which
+#: carries nothing in a text/tool turn (null).
+PINNED_REVISION = "2026-07-21"
+REVISIONS = ("2026-07-21", "2026-12-01")
+NULL_DELTA_FIELDS: dict[str, tuple[str, ...]] = {"2026-07-21": (), "2026-12-01": ("audio",)}
+
+
 @st.composite
 def rendered_streams(
-    draw: st.DrawFn, model: CompletionModel | None = None, *, product: bool | None = True
+    draw: st.DrawFn, model: CompletionModel | None = None, *, product: bool | None = True,
+    revision: str = PINNED_REVISION,
 ) -> RenderedStream:
-    """A model rendered into frames ending with ``[DONE]``."""
+    """A model rendered into frames of ``revision``'s shapes, ending with ``[DONE]``."""
     if model is None:
         model = draw(completion_models(product=product))
     channels: list[list[tuple[str, Any]]] = [
@@ -388,6 +398,11 @@ def rendered_streams(
         for frame in frames[:-1]:
             if "usage" not in frame and draw(st.integers(0, 5)) == 0:
                 frame["usage"] = None
+    for null_field in NULL_DELTA_FIELDS[revision]:
+        for frame in frames:
+            choices = frame.get("choices")
+            if choices and draw(st.integers(0, 3)) == 0:
+                choices[0]["delta"][null_field] = None
     frames.append(DONE)
     return RenderedStream(model, frames, partial, progress)
 
@@ -611,7 +626,8 @@ def mutated_streams(
         frames = body + [DONE]
     elif kind == "unknown_delta_field":
         at = draw(st.sampled_from(_choice_frames(body)))
-        key = draw(st.sampled_from(["audio", "annotations", "x_vendor", "Content", "tool_call"]))
+        # unknown in every shipped revision ("audio" is known, as null only, since 2026-12-01)
+        key = draw(st.sampled_from(["annotations", "x_vendor", "Content", "tool_call"]))
         body[at]["choices"][0]["delta"][key] = draw(st.sampled_from([None, "", {}, "x"]))
         frames = body + [DONE]
     elif kind == "unknown_tool_delta_field":

@@ -36,6 +36,12 @@ FAILED = "response.failed"
 INCOMPLETE = "response.incomplete"
 ERROR = "error"
 ITEM_KINDS = ("function_call", "message", "reasoning")
+#: The contract revisions this model renders, the pinned one first, and how their
+#: shapes differ (written down from the SDK types, not read from the parser's tables):
+#: openai 2.46.0 puts ``name`` on arguments.done, openai 3.57.0 has no such field.
+PINNED_REVISION = "2026-07-21"
+REVISIONS = ("2026-07-21", "2026-12-01")
+ARGS_DONE_HAS_NAME = {"2026-07-21": True, "2026-12-01": False}
 # Item types of the pinned SDK union that this model never renders as valid output.
 OTHER_ITEM_TYPES = ("custom_tool_call", "computer_call", "mcp_call", "program",
                     "web_search_call", "local_shell_call", "shell_call")
@@ -124,15 +130,18 @@ def response_object(model: TurnModel, status: str, output: list[Any]) -> dict[st
             "tool_choice": "auto", "tools": []}
 
 
-def _item_events(item: ItemModel, index: int) -> list[dict[str, Any]]:
-    """The item's own lifecycle, in order, without sequence numbers."""
+def _item_events(item: ItemModel, index: int, revision: str = PINNED_REVISION,
+                 ) -> list[dict[str, Any]]:
+    """The item's own lifecycle at ``revision``, in order, without sequence numbers."""
     bind = {"item_id": item.item_id, "output_index": index}
     events: list[dict[str, Any]] = [
         {"type": ITEM_ADDED, "output_index": index, "item": item.added_item()}]
     if item.kind == "function_call":
         events += [{"type": ARGS_DELTA, **bind, "delta": f} for f in item.fragments]
-        events.append({"type": ARGS_DONE, **bind, "name": item.name,
-                       "arguments": item.arguments_text})
+        done: dict[str, Any] = {"type": ARGS_DONE, **bind, "arguments": item.arguments_text}
+        if ARGS_DONE_HAS_NAME[revision]:
+            done["name"] = item.name
+        events.append(done)
     elif item.kind == "message":
         part = {"type": "output_text", "text": "", "annotations": [], "logprobs": []}
         events.append({"type": "response.content_part.added", **bind, "content_index": 0,
@@ -158,14 +167,14 @@ def _item_events(item: ItemModel, index: int) -> list[dict[str, Any]]:
 
 
 def render(model: TurnModel, rng: random.Random, *, in_progress: bool = True,
-           drift: bool = False) -> list[dict[str, Any]]:
-    """Render ``model`` into a valid event list.
+           drift: bool = False, revision: str = PINNED_REVISION) -> list[dict[str, Any]]:
+    """Render ``model`` into a valid event list of the shapes of ``revision``.
 
     Item sub-events interleave at random; ``output_item.added`` events keep output
     order. Sequence numbers start anywhere and grow with random gaps. With ``drift``,
     unknown top-level fields are added to some events (they must be tolerated).
     """
-    queues = [_item_events(item, index) for index, item in enumerate(model.items)]
+    queues = [_item_events(item, index, revision) for index, item in enumerate(model.items)]
     positions = [0] * len(queues)
     added = 0
     body: list[dict[str, Any]] = []
@@ -295,11 +304,13 @@ def turn_models(draw: st.DrawFn, *, min_calls: int = 0, max_items: int = 5) -> T
 
 @st.composite
 def valid_streams(draw: st.DrawFn, *, min_calls: int = 0, drift: bool = False,
+                  revision: str = PINNED_REVISION,
                   ) -> tuple[TurnModel, list[dict[str, Any]]]:
-    """``(model, events)``: a model and one valid rendering of it."""
+    """``(model, events)``: a model and one valid rendering of it at ``revision``."""
     model = draw(turn_models(min_calls=min_calls))
     rng = draw(st.randoms(use_true_random=False))
-    return model, render(model, rng, in_progress=draw(st.booleans()), drift=drift)
+    return model, render(model, rng, in_progress=draw(st.booleans()), drift=drift,
+                         revision=revision)
 
 
 # ---------------------------------------------------------------------------
@@ -573,10 +584,12 @@ MUTATION_LABELS: dict[str, tuple[str, str]] = {
 
 @st.composite
 def mutated_streams(draw: st.DrawFn, *, min_calls: int = 1, mutator: str | None = None,
+                    revision: str = PINNED_REVISION,
                     ) -> tuple[TurnModel, Mutator, list[dict[str, Any]]]:
     """``(model, mutator, mutated events)``: the named mutator (any when ``None``)
-    applied to a valid stream; the ``none`` mutator when it does not apply."""
-    model, events = draw(valid_streams(min_calls=min_calls))
+    applied to a valid stream of ``revision``; the ``none`` mutator when it does not
+    apply."""
+    model, events = draw(valid_streams(min_calls=min_calls, revision=revision))
     chosen = (MUTATORS_BY_NAME[mutator] if mutator is not None
               else draw(st.sampled_from(MUTATORS)))
     rng = draw(st.randoms(use_true_random=False))

@@ -56,6 +56,20 @@ settings.register_profile(
     suppress_health_check=_SLOW_OK,
 )
 
+# Each profile has a "<name>-revision" sibling: the examples a property or state
+# machine runs for a contract revision other than the pinned 2026-07-21 (see
+# tests/_revisions.py). The pinned revision keeps the full profile; the others share
+# the invariants with fewer examples, so adding a revision does not double the
+# suite's time. Nightly runs every revision in full.
+for _name, _fraction in (("dev", 0.4), ("ci", 0.25), ("nightly", 1.0)):
+    _parent = settings.get_profile(_name)
+    settings.register_profile(
+        f"{_name}-revision",
+        parent=_parent,
+        max_examples=max(1, int(_parent.max_examples * _fraction)),
+        stateful_step_count=max(1, int(_parent.stateful_step_count * max(_fraction, 0.5))),
+    )
+
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 #: Examples per scenario family where a test runs the *whole* conformance kit (every

@@ -14,6 +14,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+from _revisions import PINNED, revision_settings
 from hypothesis import Phase, event, find, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -28,6 +29,7 @@ from hypothesis.stateful import (
 
 from pcfuzz.contracts import errors
 from pcfuzz.contracts.anthropic_messages import (
+    REVISIONS,
     AnthropicMessagesStream,
     build_anthropic_messages_continuation,
     parse_events,
@@ -77,13 +79,25 @@ def continuation(turn: Any) -> dict[str, Any]:
 # --------------------------------------------------------------------------- valid streams
 
 
-@given(valid_streams())
-def test_valid_stream_releases_exactly_the_client_calls_of_a_tool_use_turn(case: Any) -> None:
+@pytest.mark.parametrize("revision", sorted(REVISIONS))
+def test_valid_stream_releases_exactly_the_client_calls_of_a_tool_use_turn(revision: str) -> None:
+    # The shapes the generator renders are the same in every revision (2026-12-01
+    # changed nothing that reaches execution); the invariant must hold in each.
+    @revision_settings(revision)
+    @given(valid_streams())
+    def check(case: Any) -> None:
+        _valid_stream_releases_exactly_the_client_calls(case, revision)
+
+    check()
+
+
+def _valid_stream_releases_exactly_the_client_calls(case: Any, revision: str) -> None:
     model, events = case
     event(f"stop_reason={model.stop_reason}")
     for block in model.blocks:
         event(f"block={block.kind}")
-    turn = parse_events(events)
+    turn = parse_events(events, revision=revision)
+    assert turn.revision == revision
     client = expected_client_ids(model)
     event(f"client_calls={min(len(client), 3)}")
     if model.stop_reason == "tool_use":
@@ -438,6 +452,9 @@ def _ev(name: str, **data: Any) -> dict[str, Any]:
 class AnthropicStreamMachine(RuleBasedStateMachine):
     """Drives one stream event by event from an independent model of the protocol."""
 
+    #: The contract revision the machine drives (a subclass per later revision).
+    revision = PINNED
+
     pending = Bundle("pending_fragments")
 
     @initialize(eager=st.booleans(), start_tokens=st.integers(0, 5))
@@ -453,7 +470,8 @@ class AnthropicStreamMachine(RuleBasedStateMachine):
 
     def _open_message(self, eager: bool, start_tokens: int) -> None:
         self.eager = eager
-        self.stream = AnthropicMessagesStream(eager_input_streaming=eager)
+        self.stream = AnthropicMessagesStream(eager_input_streaming=eager,
+                                              revision=self.revision)
         self.fed: list[dict[str, Any]] = []
         self.phase = "message"  # message | block | delta | stopped | closed | failed
         self.blocks: list[dict[str, Any]] = []  # model: {"kind", "id", "text"}
@@ -729,7 +747,8 @@ class AnthropicStreamMachine(RuleBasedStateMachine):
     def nothing_is_executable_before_message_stop(self) -> None:
         if self.phase in ("closed", "failed", "stopped"):
             return
-        replay = AnthropicMessagesStream(eager_input_streaming=self.eager)
+        replay = AnthropicMessagesStream(eager_input_streaming=self.eager,
+                                         revision=self.revision)
         for e in self.fed:
             replay.feed(e)
         try:
@@ -740,6 +759,16 @@ class AnthropicStreamMachine(RuleBasedStateMachine):
 
 
 TestAnthropicStreamMachine = AnthropicStreamMachine.TestCase
+
+
+class AnthropicStreamMachine20261201(AnthropicStreamMachine):
+    """The same machine and invariants at revision 2026-12-01."""
+
+    revision = "2026-12-01"
+
+
+TestAnthropicStreamMachine20261201 = AnthropicStreamMachine20261201.TestCase
+TestAnthropicStreamMachine20261201.settings = revision_settings("2026-12-01")
 
 
 @given(st.none())

@@ -324,12 +324,65 @@ def test_failed_terminal_releases_nothing(status: str) -> None:
         parse_events(events)
 
 
-@pytest.mark.parametrize("status", ["budget_exceeded", "COMPLETED", "done", ""])
-def test_unknown_terminal_status_fails_closed(status: str) -> None:
+@pytest.mark.parametrize("revision", sorted(REVISIONS))
+@pytest.mark.parametrize("status", ["COMPLETED", "done", "", "paused"])
+def test_unknown_terminal_status_fails_closed(status: str, revision: str) -> None:
     events = one_call_stream()
     events[-1] = completed(status)
     with pytest.raises(UnsupportedProviderState, match="unknown interaction status"):
-        parse_events(events)
+        parse_events(events, revision=revision)
+
+
+@pytest.mark.parametrize("status", ["budget_exceeded", "requires_continuation", "queued",
+                                    "idle"])
+def test_todays_statuses_fail_closed_under_the_pinned_revision_naming_the_drift(
+        status: str) -> None:
+    events = one_call_stream()
+    events[-1] = completed(status)
+    with pytest.raises(UnsupportedProviderState,
+                       match="unknown interaction status.*drift: contract revision 2026-12-01"):
+        parse_events(events, revision="2026-07-21")
+
+
+def test_requires_continuation_returns_the_turn_and_releases_nothing() -> None:
+    # google-genai 3.6.1: decoding stopped at the per-request token limit; the
+    # interaction is resumed with its continuation token, not answered with results
+    events = one_call_stream()
+    events[-1] = completed("requires_continuation")
+    turn = parse_events(events, revision="2026-12-01")
+    assert turn.status == "requires_continuation"
+    assert turn.calls == ()
+    assert any(s["type"] == "function_call" for s in turn.steps)
+    with pytest.raises(ContinuationError):
+        build_gemini_interactions_continuation(
+            turn, [], model="m", tools=[], system_instruction=None,
+            generation_config=None, previous_interaction_was_stored=True, store=True)
+
+
+def test_budget_exceeded_is_a_provider_failure() -> None:
+    events = one_call_stream()
+    events[-1] = completed("budget_exceeded")
+    with pytest.raises(ProviderError, match="budget_exceeded"):
+        parse_events(events, revision="2026-12-01")
+
+
+def test_queued_is_non_terminal_and_idle_fails_closed_wherever_it_appears() -> None:
+    events = one_call_stream()
+    events.insert(-1, ev("interaction.status_update", interaction_id="i-1", status="queued"))
+    assert len(parse_events(events, revision="2026-12-01").calls) == 1
+    events[-1] = completed("queued")
+    with pytest.raises(ProtocolViolation, match="non-terminal status"):
+        parse_events(events, revision="2026-12-01")
+    for at_end in (True, False):
+        events = one_call_stream()
+        if at_end:
+            events[-1] = completed("idle")
+        else:
+            events.insert(-1, ev("interaction.status_update", interaction_id="i-1",
+                                 status="idle"))
+        with pytest.raises(UnsupportedProviderState, match="meaning for tool execution is "
+                                                           "not pinned"):
+            parse_events(events, revision="2026-12-01")
 
 
 def test_unknown_status_update_fails_closed() -> None:
@@ -433,7 +486,29 @@ def test_unknown_or_v1beta_delta_type_fails_closed(delta_type: str) -> None:
     events = one_call_stream()
     events.insert(2, ev("step.delta", index=0, delta={"type": delta_type}))
     with pytest.raises(UnsupportedProviderState):
-        parse_events(events)
+        parse_events(events, revision="2026-07-21")
+
+
+@pytest.mark.parametrize("step_type", ["processing_call", "processing_result", "retrieval_call",
+                                       "retrieval_result", "tool_search_call",
+                                       "tool_search_result"])
+def test_todays_server_steps_are_never_executable(step_type: str) -> None:
+    events = one_call_stream()
+    events[1:1] = [ev("step.start", index=7, step={"type": step_type}),
+                   ev("step.delta", index=7, delta={"type": step_type}),
+                   ev("step.stop", index=7)]
+    turn = parse_events(events, revision="2026-12-01")
+    assert [c.call_id for c in turn.calls] == [c.call_id for c in parse_events(
+        one_call_stream()).calls]
+    assert step_type in [s["type"] for s in turn.steps]
+    with pytest.raises(UnsupportedProviderState,
+                       match="unknown step type.*drift: contract revision 2026-12-01"):
+        parse_events(events, revision="2026-07-21")
+    # a delta of the new kind is still bound to its own step type
+    events = one_call_stream()
+    events.insert(2, ev("step.delta", index=0, delta={"type": step_type}))
+    with pytest.raises(ProtocolViolation):
+        parse_events(events, revision="2026-12-01")
 
 
 def test_delta_type_must_match_its_step_type() -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _revisions import PINNED, revision_settings
 from hypothesis import assume, event, given
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -34,6 +35,7 @@ from pcfuzz.contracts.errors import (
     UnsupportedProviderState,
 )
 from pcfuzz.contracts.gemini_interactions import (
+    REVISIONS,
     GeminiInteractionsStream,
     build_gemini_interactions_continuation,
     build_gemini_interactions_stateless_continuation,
@@ -70,17 +72,44 @@ def _tools_for(calls: Any) -> list[dict[str, Any]]:
     return [{"type": "function", "name": n, "parameters": {"type": "object"}} for n in names]
 
 
-@given(gs.rendered_streams())
-def test_valid_stream_releases_exactly_the_models_function_calls(rendered: gs.RenderedStream) -> None:
-    _observe(rendered)
-    turn = parse_events(rendered.events)
-    assert [(c.call_id, c.name, c.arguments) for c in turn.calls] == rendered.expected_calls()
-    assert [s["type"] for s in turn.steps] == [s.type for s in rendered.start_order]
-    assert turn.status == rendered.model.status
-    totals = turn.usage_totals()
-    for key, value in totals.items():
-        expected = (rendered.model.usage or {}).get(key)
-        assert value == expected  # absent is None, never 0
+def test_the_generator_renders_every_shipped_revision() -> None:
+    assert sorted(gs.REVISIONS) == sorted(REVISIONS)
+    assert gs.REVISIONS[0] == PINNED
+
+
+@pytest.mark.parametrize("revision", gs.REVISIONS)
+def test_valid_stream_releases_exactly_the_models_function_calls(revision: str) -> None:
+    @revision_settings(revision)
+    @given(gs.rendered_streams(revision=revision))
+    def check(rendered: gs.RenderedStream) -> None:
+        _observe(rendered)
+        turn = parse_events(rendered.events, revision=revision)
+        assert turn.revision == revision
+        assert [(c.call_id, c.name, c.arguments) for c in turn.calls] == rendered.expected_calls()
+        assert [s["type"] for s in turn.steps] == [s.type for s in rendered.start_order]
+        assert turn.status == rendered.model.status
+        totals = turn.usage_totals()
+        for key, value in totals.items():
+            expected = (rendered.model.usage or {}).get(key)
+            assert value == expected  # absent is None, never 0
+
+    check()
+
+
+@given(gs.rendered_streams(revision="2026-12-01"))
+def test_todays_shapes_under_the_pinned_revision_fail_closed_or_agree(
+        rendered: gs.RenderedStream) -> None:
+    # A stream of today's shapes either uses only pinned shapes (the same turn under both
+    # revisions) or is rejected by 2026-07-21 with a message naming the drift.
+    current = parse_events(copy.deepcopy(rendered.events), revision="2026-12-01")
+    try:
+        pinned = parse_events(copy.deepcopy(rendered.events), revision=PINNED)
+    except UnsupportedProviderState as exc:
+        event("rejected by the pinned revision")
+        assert "drift: contract revision 2026-12-01" in str(exc)
+        return
+    event("pinned shapes only")
+    assert pinned.calls == current.calls and pinned.status == current.status
 
 
 @given(gs.rendered_streams())
@@ -132,7 +161,7 @@ def test_step_outside_the_v1_union_fails_closed(data: st.DataObject) -> None:
     mutated = data.draw(gs.with_foreign_step(rendered))
     event(f"foreign step {[e for e in mutated if e.get('step', {}).get('id') == 'x'][0]['step']['type']}")
     with pytest.raises(UnsupportedProviderState):
-        parse_events(mutated)
+        parse_events(mutated, revision=PINNED)  # the pinned union
 
 
 @given(st.data())
@@ -143,7 +172,7 @@ def test_delta_outside_the_v1_union_fails_closed(data: st.DataObject) -> None:
             and e["delta"]["type"] != "arguments_delta"][0]["delta"]["type"]
     event(f"foreign delta {kind}")
     with pytest.raises(UnsupportedProviderState):
-        parse_events(mutated)
+        parse_events(mutated, revision=PINNED)  # the pinned union
 
 
 @given(st.data())
@@ -154,7 +183,7 @@ def test_only_requires_action_releases_calls(data: st.DataObject) -> None:
     status = mutated[-1]["interaction"]["status"]
     event(f"terminal status {status!r}")
     with pytest.raises((ProviderError, UnsupportedProviderState, ProtocolViolation)):
-        parse_events(mutated)
+        parse_events(mutated, revision=PINNED)  # the pinned union
 
 
 @given(st.lists(gs.loose_events(), max_size=8))
@@ -217,6 +246,9 @@ REPLAYABLE_STEP_TYPES = ("function_call", "thought", "model_output")
 class GeminiStreamMachine(RuleBasedStateMachine):
     """Drives one stream event by event against an independent model of the turn."""
 
+    #: The contract revision the machine drives (a subclass per later revision).
+    revision = PINNED
+
     delivered = Bundle("delivered")
 
     @initialize(target=delivered, interaction_id=gs.opaque_ids)
@@ -234,7 +266,7 @@ class GeminiStreamMachine(RuleBasedStateMachine):
         return self._begin(interaction_id)
 
     def _begin(self, interaction_id: str) -> dict[str, Any]:
-        self.stream = GeminiInteractionsStream()
+        self.stream = GeminiInteractionsStream(revision=self.revision)
         self.iid = interaction_id
         self.n = 0
         self.used_indexes: set[int] = set()
@@ -360,6 +392,16 @@ class GeminiStreamMachine(RuleBasedStateMachine):
     @precondition(lambda self: self._alive() and not self.open)
     @rule(status=st.sampled_from((*PINNED_TERMINALS, "budget_exceeded")), roll=st.integers(0, 4))
     def complete(self, status: str, roll: int) -> None:
+        self._complete(status, roll)
+
+    def _terminal_ok(self, status: str, n_calls: int) -> bool:
+        """Whether the model accepts ``status`` at the terminal (the gate, independently)."""
+        if status in gs.CONTINUATION_STATUSES[self.revision]:
+            return True  # a continuation: returned, nothing released
+        return (status == "requires_action" and n_calls > 0) or (
+            status == "completed" and not n_calls)
+
+    def _complete(self, status: str, roll: int) -> None:
         n_calls = sum(1 for s in self.order if s.type == "function_call")
         if not n_calls and roll < 4:
             return  # let turns with calls be generated more often than empty ones
@@ -369,8 +411,7 @@ class GeminiStreamMachine(RuleBasedStateMachine):
         ev = {"event_type": "interaction.completed", "event_id": f"g{self.generation}-{self.n}",
               "interaction": {"id": self.iid, "status": status}}
         self.n += 1
-        ok = (status == "requires_action" and n_calls) or (status == "completed" and not n_calls)
-        if ok:
+        if self._terminal_ok(status, n_calls):
             self.stream.feed(ev)
             self.completed_status = status
         else:
@@ -447,6 +488,43 @@ class GeminiStreamMachine(RuleBasedStateMachine):
 
 
 TestGeminiStreamMachine = GeminiStreamMachine.TestCase
+
+
+_LATER = "2026-12-01"
+
+
+class GeminiStreamMachine20261201(GeminiStreamMachine):
+    """The same machine and invariants at revision 2026-12-01: its server-side steps
+    (never executable), ``queued`` updates, and ``requires_continuation`` terminals
+    (nothing released); ``idle`` fails closed."""
+
+    revision = _LATER
+
+    @precondition(lambda self: self._alive())
+    @rule(target=GeminiStreamMachine.delivered,
+          step_type=st.sampled_from(REPLAYABLE_STEP_TYPES)
+          | st.sampled_from((*gs.V1_STEP_TYPES, *gs.LATER_HOSTED_STEP_TYPES[_LATER])),
+          index=gs.INT32, data=st.data())
+    def start_step(self, step_type: str, index: int, data: st.DataObject) -> dict[str, Any]:
+        return GeminiStreamMachine.start_step(self, step_type, index, data)
+
+    @precondition(lambda self: self._alive())
+    @rule(target=GeminiStreamMachine.delivered, status=st.sampled_from(
+        ("in_progress", *PINNED_TERMINALS, *gs.NON_TERMINAL_STATUSES[_LATER],
+         *gs.CONTINUATION_STATUSES[_LATER])))
+    def status_update(self, status: str) -> dict[str, Any]:
+        return GeminiStreamMachine.status_update(self, status)
+
+    @precondition(lambda self: self._alive() and not self.open)
+    @rule(status=st.sampled_from((*PINNED_TERMINALS, "budget_exceeded", "queued", "idle",
+                                  *gs.CONTINUATION_STATUSES[_LATER])),
+          roll=st.integers(0, 4))
+    def complete(self, status: str, roll: int) -> None:
+        self._complete(status, roll)
+
+
+TestGeminiStreamMachine20261201 = GeminiStreamMachine20261201.TestCase
+TestGeminiStreamMachine20261201.settings = revision_settings(_LATER)
 
 
 # ------------------------------------------------------- schema-driven field drift

@@ -29,6 +29,7 @@ from pcfuzz.contracts.errors import (
 )
 from pcfuzz.contracts.openai_chat import (
     DONE,
+    REVISIONS,
     ChatCompletionStream,
     EmptyCompletion,
     ProgressEvent,
@@ -374,11 +375,31 @@ def test_row_duplicate_tool_ids_across_indexes_fail() -> None:
                       DONE])
 
 
-@pytest.mark.parametrize("key", ["audio", "annotations", "x_vendor", "Content", "tool_call"])
+@pytest.mark.parametrize("revision", sorted(REVISIONS))
+@pytest.mark.parametrize("key", ["annotations", "x_vendor", "Content", "tool_call"])
 @pytest.mark.parametrize("value", [None, "", {}])
-def test_row_unknown_delta_field_fails(key: str, value: Any) -> None:
+def test_row_unknown_delta_field_fails(key: str, value: Any, revision: str) -> None:
     with pytest.raises(ProtocolViolation, match="unknown delta field"):
-        parse_events([ROLE, chunk({"content": "x", key: value}), DONE])
+        parse_events([ROLE, chunk({"content": "x", key: value}), DONE], revision=revision)
+
+
+@pytest.mark.parametrize("value", [None, "", {}])
+def test_row_delta_audio_is_unknown_in_the_pinned_revision(value: Any) -> None:
+    with pytest.raises(ProtocolViolation, match="unknown delta field"):
+        parse_events([ROLE, chunk({"content": "x", "audio": value}), DONE],
+                     revision="2026-07-21")
+
+
+def test_row_delta_audio_is_known_but_only_null_in_the_current_revision() -> None:
+    # openai 3.57.0 ChoiceDelta.audio (ChoiceDeltaAudio | None): no merge rule for audio
+    # output, so like refusal it is accepted only as null
+    turn = parse_events([ROLE, chunk({"content": "x", "audio": None}), DONE],
+                        revision="2026-12-01")
+    assert turn.completion.message["content"] == "x"
+    for value in ("", {"id": "a", "data": "AAAA", "expires_at": 1, "transcript": "x"}):
+        with pytest.raises(UnsupportedProviderState, match="audio is not null"):
+            parse_events([ROLE, chunk({"content": "x", "audio": value}), DONE],
+                         revision="2026-12-01")
 
 
 @pytest.mark.parametrize("key", ["custom", "name", "arguments", "x_vendor"])

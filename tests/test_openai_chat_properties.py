@@ -14,7 +14,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from _fuzz import load_fuzz_target
+from _revisions import PINNED, revision_settings
 from hypothesis import HealthCheck, event, given, note, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -34,6 +36,7 @@ from pcfuzz.contracts.errors import (
     StreamTruncated,
 )
 from pcfuzz.contracts.openai_chat import (
+    REVISIONS,
     ChatCompletionStream,
     EmptyCompletion,
     parse_completion,
@@ -48,6 +51,7 @@ from pcfuzz.strategies.openai_chat import (
     mutated_streams,
     rendered_streams,
 )
+from pcfuzz.strategies.openai_chat import REVISIONS as GEN_REVISIONS
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "fixtures" / "schemas" / "openai_chat"
 CHUNK_SCHEMA = json.loads((SCHEMAS / "chunk.json").read_text())
@@ -68,26 +72,49 @@ def _label(rendered: RenderedStream) -> None:
         event("frame mixes delta fields")
 
 
-@given(rendered_streams())
-def test_valid_streams_aggregate_to_the_model_message(rendered: RenderedStream) -> None:
-    _label(rendered)
-    turn = parse_events(rendered.frames)
-    model = rendered.model
-    assert turn.message == model.message()
-    assert turn.finish_reason == model.finish_reason
-    assert turn.response_id == model.response_id
-    assert turn.usage == model.usage
-    assert [e.frame_index for e in turn.progress_events] == rendered.progress_frames
-    assert bool(turn.calls) == model.executable
-    tools = model.message().get("tool_calls", [])
-    if model.executable:
-        assert [c.call_id for c in turn.calls] == [t["id"] for t in tools]
-        assert [c.arguments for c in turn.calls] == [
-            json.loads(t["function"]["arguments"]) for t in tools]
-        assert turn.recovery_calls == ()
-    else:
-        assert [c.call_id for c in turn.recovery_calls] == [t["id"] for t in tools]
-    turn.check_unchanged()
+def test_the_generator_renders_every_shipped_revision() -> None:
+    assert sorted(GEN_REVISIONS) == sorted(REVISIONS)
+    assert GEN_REVISIONS[0] == PINNED
+
+
+@pytest.mark.parametrize("revision", GEN_REVISIONS)
+def test_valid_streams_aggregate_to_the_model_message(revision: str) -> None:
+    @revision_settings(revision)
+    @given(rendered_streams(revision=revision))
+    def check(rendered: RenderedStream) -> None:
+        _label(rendered)
+        turn = parse_events(rendered.frames, revision=revision)
+        model = rendered.model
+        assert turn.revision == revision
+        assert turn.message == model.message()
+        assert turn.finish_reason == model.finish_reason
+        assert turn.response_id == model.response_id
+        assert turn.usage == model.usage
+        assert [e.frame_index for e in turn.progress_events] == rendered.progress_frames
+        assert bool(turn.calls) == model.executable
+        tools = model.message().get("tool_calls", [])
+        if model.executable:
+            assert [c.call_id for c in turn.calls] == [t["id"] for t in tools]
+            assert [c.arguments for c in turn.calls] == [
+                json.loads(t["function"]["arguments"]) for t in tools]
+            assert turn.recovery_calls == ()
+        else:
+            assert [c.call_id for c in turn.recovery_calls] == [t["id"] for t in tools]
+        turn.check_unchanged()
+
+    check()
+
+
+@given(rendered_streams(revision="2026-12-01"))
+def test_todays_null_audio_is_unknown_to_the_pinned_revision(rendered: RenderedStream) -> None:
+    has_audio = any(isinstance(f, dict) and f.get("choices")
+                    and "audio" in f["choices"][0]["delta"] for f in rendered.frames)
+    event(f"audio present={has_audio}")
+    if not has_audio:
+        assert parse_events(rendered.frames, revision=PINNED).message == rendered.model.message()
+        return
+    with pytest.raises(ProtocolViolation, match="drift: contract revision 2026-12-01"):
+        parse_events(rendered.frames, revision=PINNED)
 
 
 def _progress_labels(rendered: RenderedStream) -> set[str]:
@@ -295,7 +322,7 @@ def test_schema_drawn_chunk_with_an_unknown_delta_field_fails_closed(
     assert CHUNK_VALIDATOR.is_valid(chunk)
     # The schema cannot say everything (unique tool ids): the chunk without the
     # unknown key may already be rejected, and then any rejection will do.
-    plain = ChatCompletionStream()
+    plain = ChatCompletionStream(revision=PINNED)  # KNOWN_DELTA_KEYS are the pinned ones
     plain.feed(ROLE_FRAME)
     try:
         plain.feed(copy.deepcopy(chunk))
@@ -306,7 +333,7 @@ def test_schema_drawn_chunk_with_an_unknown_delta_field_fails_closed(
     assert not CHUNK_VALIDATOR.is_valid(chunk)
     event(f"unknown delta value: {type(value).__name__}")
     event(f"chunk without the unknown key accepted: {plain_accepted}")
-    stream = ChatCompletionStream()
+    stream = ChatCompletionStream(revision=PINNED)
     stream.feed(ROLE_FRAME)
     try:
         stream.feed(chunk)
@@ -431,13 +458,16 @@ class ChatStreamMachine(RuleBasedStateMachine):
     at every terminal state the cache codec round-trips the snapshot.
     """
 
+    #: The contract revision the machine drives (a subclass per later revision).
+    revision = PINNED
+
     def __init__(self) -> None:
         super().__init__()
         self.rendered: RenderedStream | None = None
         self._reset()
 
     def _reset(self) -> None:
-        self.stream = ChatCompletionStream()
+        self.stream = ChatCompletionStream(revision=self.revision)
         self.position = 0
         self.fed: list[Any] = []
         self.expected_progress: list[int] = []
@@ -593,13 +623,36 @@ class ChatStreamMachine(RuleBasedStateMachine):
         if self.rendered is None or DONE in self.fed:
             return
         try:
-            parse_events(self.fed)
+            parse_events(self.fed, revision=self.revision)
         except StreamTruncated:
             return
         raise AssertionError("a stream without [DONE] produced a turn")
 
 
 TestChatStreamMachine = ChatStreamMachine.TestCase
+
+_LATER = "2026-12-01"
+
+
+class ChatStreamMachine20261201(ChatStreamMachine):
+    """The same machine and invariants at revision 2026-12-01 (null ``audio`` deltas)."""
+
+    revision = _LATER
+
+    @initialize(rendered=rendered_streams(product=None, revision=_LATER),
+                interrupt_at=st.none() | st.none() | st.integers(0, 12))
+    def start(self, rendered: RenderedStream, interrupt_at: int | None) -> None:
+        ChatStreamMachine.start(self, rendered, interrupt_at)
+
+    @precondition(lambda self: self.terminal)
+    @rule(rendered=rendered_streams(product=None, revision=_LATER),
+          interrupt_at=st.none() | st.none() | st.integers(0, 12))
+    def start_another_attempt(self, rendered: RenderedStream, interrupt_at: int | None) -> None:
+        ChatStreamMachine.start_another_attempt(self, rendered, interrupt_at)
+
+
+TestChatStreamMachine20261201 = ChatStreamMachine20261201.TestCase
+TestChatStreamMachine20261201.settings = revision_settings(_LATER)
 
 
 # ================================================= fuzz target, hypothesis-driven

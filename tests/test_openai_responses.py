@@ -258,8 +258,28 @@ def test_arguments_done_name_must_match_the_item() -> None:
 def test_arguments_done_requires_name_in_the_pinned_revision() -> None:
     events = fixture_events()
     del events[ARGS_DONE_A]["name"]
-    with pytest.raises(ProtocolViolation, match="required field name must be a string, it is absent"):
-        parse_events(events)
+    # today's shape (openai 3.57.0 dropped the field) under the pinned revision: a
+    # rejection that names the drift and the revision that accepts the shape
+    with pytest.raises(ProtocolViolation, match=r"'name'.*drift: contract revision "
+                                                r"2026-12-01 accepts this shape"):
+        parse_events(events, revision="2026-07-21")
+
+
+def test_arguments_done_without_name_parses_under_the_current_revision() -> None:
+    events = fixture_events()
+    del events[ARGS_DONE_A]["name"]
+    turn = parse_events(events, revision="2026-12-01")
+    assert turn.revision == "2026-12-01" == oair.REVISION
+    assert [c.name for c in turn.calls] == [c.name for c in parse_events(fixture_events()).calls]
+
+
+@pytest.mark.parametrize("revision", sorted(oair.REVISIONS))
+def test_a_present_name_on_arguments_done_must_match_the_item_in_every_revision(
+        revision: str) -> None:
+    events = fixture_events()
+    events[ARGS_DONE_A]["name"] = "other_tool"
+    with pytest.raises(ProtocolViolation, match="differs from the item's name"):
+        parse_events(events, revision=revision)
 
 
 def test_a_later_revision_may_drop_name_from_arguments_done(
@@ -277,7 +297,7 @@ def test_a_later_revision_may_drop_name_from_arguments_done(
     del events[ARGS_DONE_A]["name"]
     assert len(parse_events(events, revision="test-later").calls) == 2
     with pytest.raises(ProtocolViolation):
-        parse_events(events)
+        parse_events(events, revision="2026-07-21")
 
 
 @pytest.mark.parametrize("field, value", [

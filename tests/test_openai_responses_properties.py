@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _revisions import PINNED, revision_settings
 from hypothesis import assume, event, given
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -34,6 +35,7 @@ from pcfuzz.contracts.errors import (
     StreamTruncated,
     UnsupportedProviderState,
 )
+from pcfuzz.contracts.openai_responses import REVISIONS as CONTRACT_REVISIONS
 from pcfuzz.contracts.openai_responses import (
     OpenAIResponsesStream,
     OpenAIResponsesTurn,
@@ -44,6 +46,8 @@ from pcfuzz.contracts.openai_responses import (
 from pcfuzz.contracts.results import ModelVisibleToolResult
 from pcfuzz.strategies.openai_responses import (
     ARGS_DELTA,
+    ARGS_DONE,
+    ARGS_DONE_HAS_NAME,
     COMPLETED,
     MUTATORS_BY_NAME,
     TurnModel,
@@ -56,11 +60,17 @@ from pcfuzz.strategies.openai_responses import (
     unknown_fields,
     valid_streams,
 )
+from pcfuzz.strategies.openai_responses import REVISIONS as GEN_REVISIONS
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "schemas" / "openai_responses"
 SCHEMAS = {path.name[: -len(".json")]: json.loads(path.read_text(encoding="utf-8"))
            for path in sorted(SCHEMA_DIR.glob("*.json"))}
 VALIDATORS = {name: Draft7Validator(schema) for name, schema in SCHEMAS.items()}
+
+
+def test_the_generator_renders_every_shipped_revision() -> None:
+    assert sorted(GEN_REVISIONS) == sorted(CONTRACT_REVISIONS)
+    assert GEN_REVISIONS[0] == PINNED
 
 
 def calls_of(turn: OpenAIResponsesTurn) -> list[tuple[Any, ...]]:
@@ -75,15 +85,31 @@ def tools_for(model: TurnModel) -> list[dict[str, Any]]:
 # Stream properties
 
 
-@given(valid_streams())
-def test_valid_streams_release_exactly_the_model_calls(drawn: tuple[TurnModel, Any]) -> None:
-    model, events = drawn
-    turn = parse_events(events)
-    event(f"calls={len(model.expected_calls())}")
-    event(f"items={len(model.items)}")
-    assert calls_of(turn) == model.expected_calls()
-    assert turn.is_tool_turn == bool(model.expected_calls())
-    assert [item["id"] for item in turn.output] == [item.item_id for item in model.items]
+@pytest.mark.parametrize("revision", GEN_REVISIONS)
+def test_valid_streams_release_exactly_the_model_calls(revision: str) -> None:
+    @revision_settings(revision)
+    @given(valid_streams(revision=revision))
+    def check(drawn: tuple[TurnModel, Any]) -> None:
+        model, events = drawn
+        turn = parse_events(events, revision=revision)
+        event(f"calls={len(model.expected_calls())}")
+        event(f"items={len(model.items)}")
+        assert turn.revision == revision
+        assert calls_of(turn) == model.expected_calls()
+        assert turn.is_tool_turn == bool(model.expected_calls())
+        assert [item["id"] for item in turn.output] == [item.item_id for item in model.items]
+
+    check()
+
+
+@given(valid_streams(min_calls=1, revision="2026-12-01"))
+def test_todays_streams_are_rejected_by_the_pinned_revision_naming_the_drift(
+        drawn: tuple[TurnModel, Any]) -> None:
+    # Rendered as openai 3.57.0 types define them: no name on arguments.done
+    _, events = drawn
+    event(f"arguments.done events={sum(1 for e in events if e['type'] == ARGS_DONE)}")
+    with pytest.raises(ProtocolViolation, match="drift: contract revision 2026-12-01"):
+        parse_events(events, revision=PINNED)
 
 
 @given(valid_streams(drift=True))
@@ -130,26 +156,31 @@ def test_sequence_number_must_increase(drawn: tuple[TurnModel, Any], data: st.Da
         parse_events(events)
 
 
+@pytest.mark.parametrize("revision", GEN_REVISIONS)
 @pytest.mark.parametrize("name", sorted(MUTATORS_BY_NAME))
-@given(data=st.data())
-def test_mutated_streams_fail_or_release_exactly_the_model(name: str,
-                                                          data: st.DataObject) -> None:
+def test_mutated_streams_fail_or_release_exactly_the_model(name: str, revision: str) -> None:
     # One run per mutator, so that each attack class gets the profile's whole budget
-    # (a single draw over all of them starved the late ones at the ci profile).
-    model, mutator, events = data.draw(mutated_streams(min_calls=2 if name in (
-        "retarget_delta",) else 1, mutator=name))
-    event(f"mutator={mutator.name}")
-    try:
-        turn = parse_events(events)
-    except ContractError as exc:
-        event(f"{mutator.name} -> {type(exc).__name__}")
-        assert mutator.expectation != "ok", f"{mutator.name} must parse: {exc}"
-        if mutator.error_names:
-            assert type(exc).__name__ in mutator.error_names, exc
-        return
-    event(f"{mutator.name} -> accepted")
-    assert mutator.expectation != "error", f"{mutator.name} must be rejected"
-    assert calls_of(turn) == model.expected_calls()
+    # (a single draw over all of them starved the late ones at the ci profile); every
+    # revision holds the same invariant (later ones with the "-revision" profile).
+    @revision_settings(revision)
+    @given(data=st.data())
+    def check(data: st.DataObject) -> None:
+        model, mutator, events = data.draw(mutated_streams(min_calls=2 if name in (
+            "retarget_delta",) else 1, mutator=name, revision=revision))
+        event(f"mutator={mutator.name}")
+        try:
+            turn = parse_events(events, revision=revision)
+        except ContractError as exc:
+            event(f"{mutator.name} -> {type(exc).__name__}")
+            assert mutator.expectation != "ok", f"{mutator.name} must parse: {exc}"
+            if mutator.error_names:
+                assert type(exc).__name__ in mutator.error_names, exc
+            return
+        event(f"{mutator.name} -> accepted")
+        assert mutator.expectation != "error", f"{mutator.name} must be rejected"
+        assert calls_of(turn) == model.expected_calls()
+
+    check()
 
 
 @given(valid_streams(min_calls=1), st.data())
@@ -472,6 +503,9 @@ def test_nested_mutation_of_the_turn_is_detected(drawn: tuple[TurnModel, Any],
 class ResponsesStreamMachine(RuleBasedStateMachine):
     """Drives OpenAIResponsesStream event by event while a model tracks the truth."""
 
+    #: The contract revision the machine drives (a subclass per later revision).
+    revision = PINNED
+
     fed = Bundle("fed")
 
     @initialize(start=st.integers(0, 10**6), response_id=st.text(min_size=1, max_size=8),
@@ -491,7 +525,7 @@ class ResponsesStreamMachine(RuleBasedStateMachine):
         # A stream that died or terminated is checked and replaced, so every step of
         # the program keeps exercising a live parser (events already fed stay in the
         # bundle: replaying them into the new stream must fail too).
-        self.stream = OpenAIResponsesStream()
+        self.stream = OpenAIResponsesStream(revision=self.revision)
         self.items: list[dict[str, Any]] = []
         self.dead = False
         self.terminated = False
@@ -516,6 +550,10 @@ class ResponsesStreamMachine(RuleBasedStateMachine):
     def _response(self, status: str, output: list[Any] | None = None) -> dict[str, Any]:
         return {"id": self.response_id, "object": "response", "status": status,
                 "output": output if output is not None else []}
+
+    def _name_of(self, item: dict[str, Any]) -> dict[str, Any]:
+        """``name`` on arguments.done: in the revisions whose SDK type has it."""
+        return {"name": item["name"]} if ARGS_DONE_HAS_NAME[self.revision] else {}
 
     def _stamp(self, e: dict[str, Any]) -> dict[str, Any]:
         self.seq += 1
@@ -563,7 +601,7 @@ class ResponsesStreamMachine(RuleBasedStateMachine):
                 elif not item["args_done"]:
                     item["args_done"] = True
                     self._feed_ok({"type": "response.function_call_arguments.done", **bind,
-                                   "name": item["name"], "arguments": item["text"]})
+                                   **self._name_of(item), "arguments": item["text"]})
                 else:
                     item["done"] = True
                     self._feed_ok({"type": "response.output_item.done",
@@ -641,7 +679,7 @@ class ResponsesStreamMachine(RuleBasedStateMachine):
         item["args_done"] = True
         return self._feed_ok({"type": "response.function_call_arguments.done",
                               "item_id": item["id"], "output_index": item["index"],
-                              "name": item["name"], "arguments": item["text"]})
+                              **self._name_of(item), "arguments": item["text"]})
 
     @precondition(lambda self: self.alive and any(
         i["stage"] < 3 for i in self._open("message")))
@@ -796,6 +834,16 @@ class ResponsesStreamMachine(RuleBasedStateMachine):
 
 
 TestResponsesStreamMachine = ResponsesStreamMachine.TestCase
+
+
+class ResponsesStreamMachine20261201(ResponsesStreamMachine):
+    """The same machine and invariants at revision 2026-12-01 (no ``name`` on arguments.done)."""
+
+    revision = "2026-12-01"
+
+
+TestResponsesStreamMachine20261201 = ResponsesStreamMachine20261201.TestCase
+TestResponsesStreamMachine20261201.settings = revision_settings("2026-12-01")
 
 
 # ---------------------------------------------------------------------------

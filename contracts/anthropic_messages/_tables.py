@@ -15,7 +15,7 @@ Adding a revision: a new ``RevisionTables`` entry (usually
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Final
 
@@ -33,7 +33,8 @@ __all__ = [
 ]
 
 #: The default revision: the newest one shipped.
-REVISION: Final = "2026-07-21"
+#: (``2026-07-21`` is the seed's pinned baseline, kept exactly as pinned beside it.)
+REVISION: Final = "2026-12-01"
 
 #: Key under which the raw text of an incomplete tool input is replayed:
 #: ``tool_use.input`` must be an object, so the partial text is wrapped, as the
@@ -393,7 +394,16 @@ def check_tables(revision: str, tables: RevisionTables) -> None:
         raise _fail(revision, problem)
 
 
-REVISIONS: Final[Mapping[str, RevisionTables]] = MappingProxyType({"2026-07-21": _R_2026_07_21})
+# Revision 2026-12-01, read from the anthropic 2.15.0 types: no change that reaches
+# execution (fixtures/CHANGELOG.md). The current SDK no longer lists the beta
+# ``fallback`` block; it stays an unsupported block here, so a stream that still carries
+# it fails closed with its own message instead of "unknown block".
+_R_2026_12_01: Final = replace(_R_2026_07_21)
+
+#: Every shipped revision; the keys are what ``revision=`` accepts.
+REVISIONS: Final[Mapping[str, RevisionTables]] = MappingProxyType(
+    {"2026-07-21": _R_2026_07_21, "2026-12-01": _R_2026_12_01}
+)
 
 if REVISION not in REVISIONS:  # pragma: no cover - a table bug
     raise RuntimeError(f"default revision {REVISION} is not in REVISIONS")

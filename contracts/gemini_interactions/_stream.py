@@ -24,9 +24,12 @@ Rules (see ``docs/gemini_interactions.md`` for the decisions behind each):
   replayed events are idempotent and a conflicting payload under a seen id fails.
 * ``interaction.status_update`` is optional and never overrides the terminal; the
   Interaction status in ``interaction.completed`` is the authority. Calls are
-  released only for a status meaning a tool turn (``requires_action``).
-* Only ``function_call`` steps are client-executed. Step types outside the pinned v1
-  union (e.g. the v1beta MCP-server steps) fail closed.
+  released only for a status meaning a tool turn (``requires_action``); a
+  continuation status (``requires_continuation``, revision 2026-12-01) returns the turn
+  with nothing released, and a status whose meaning is not pinned (``idle``) fails
+  closed.
+* Only ``function_call`` steps are client-executed. Step types outside the revision's
+  v1 union (e.g. the v1beta MCP-server steps) fail closed.
 """
 
 from __future__ import annotations
@@ -115,6 +118,8 @@ def _terminal_gate(status: str, meaning: str, n_calls: int, where: str) -> None:
             f"status {preview(status)} (requires_action) without a function_call step",
             where=where,
         )
+    # meaning "continuation" (requires_continuation): returned with nothing released,
+    # whatever steps it holds (the caller resumes it; it is not a tool turn)
     if meaning == "final" and n_calls:
         raise UnsupportedProviderState(
             f"status {preview(status)} with {n_calls} unanswered function_call step(s)",

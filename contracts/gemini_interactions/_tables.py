@@ -10,11 +10,12 @@ entry in :data:`REVISIONS` (plus fixtures and tests).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from .._kinds import check_kinds
 from .._request import check_foreign_rows
+from .._stream import drift_hint
 from .._values import preview
 from ..errors import ContractError, ProtocolViolation, UnsupportedProviderState
 
@@ -31,8 +32,9 @@ __all__ = [
     "meaning_of",
 ]
 
-#: The default revision: the newest one shipped.
-REVISION: Final = "2026-07-21"
+#: The default revision: the newest one shipped (``2026-07-21`` is the seed's pinned
+#: baseline, kept exactly as pinned beside it; ``fixtures/CHANGELOG.md`` lists each change).
+REVISION: Final = "2026-12-01"
 
 #: What a step is to the host; the parser and builders dispatch on roles, never on
 #: step type names. Only ``client_call`` (``function_call``) is ever executed.
@@ -44,7 +46,13 @@ ROLES: Final = frozenset(
 #: current turn starts after the last of them.
 INPUT_ROLES: Final = frozenset({"input", "client_result"})
 #: What an Interaction status means at the terminal (the terminal gate's cases).
-STATUS_MEANINGS: Final = frozenset({"non_terminal", "tool_turn", "final", "provider_failure"})
+#: ``continuation``: the provider stopped before completion and the interaction is to be
+#: resumed (a continuation token), not answered: the turn is returned, nothing released.
+#: ``unsupported``: a status the SDK lists whose meaning for execution is not pinned:
+#: rejected wherever it appears (fail closed).
+STATUS_MEANINGS: Final = frozenset(
+    {"non_terminal", "tool_turn", "final", "provider_failure", "continuation", "unsupported"}
+)
 #: How a stateless continuation proves a step of each role can be replayed losslessly
 #: (``continuation.py`` has one check per rule; ``opaque`` always fails closed).
 REPLAY_RULES: Final = frozenset({"call", "result", "input", "thought", "text_output", "opaque"})
@@ -272,8 +280,48 @@ _V1_2026_07_21: Final = RevisionTables(
     ),
 )
 
+# -- revision 2026-12-01: today's shapes, read from the google-genai 3.6.1 types -------
+# (google.genai.interactions, defined in google.genai._gaos.types.interactions). Each
+# change is a row of fixtures/CHANGELOG.md; everything else is the pinned row unchanged.
+
+_NEW_STEPS_2026_12_01: Final[Mapping[str, str]] = {
+    # Server-side steps of the current Step union: nothing the client executes or
+    # answers, so hosted roles (never executable; stateless replay fails closed).
+    "processing_call": "hosted_call",
+    "processing_result": "hosted_result",
+    "retrieval_call": "hosted_call",
+    "retrieval_result": "hosted_result",
+    "tool_search_call": "hosted_call",
+    "tool_search_result": "hosted_result",
+}
+
+_V1_2026_12_01: Final = replace(
+    _V1_2026_07_21,
+    statuses={
+        **_V1_2026_07_21.statuses,
+        # accepted and waiting, like in_progress
+        "queued": "non_terminal",
+        # decoding stopped at the per-request token limit; resumed with the
+        # continuation_token (google.genai._interactions_continuation), never answered
+        # with function results: the turn is returned and releases nothing
+        "requires_continuation": "continuation",
+        # the provider stopped the interaction at its budget: releases nothing
+        "budget_exceeded": "provider_failure",
+        # no documented meaning for a stream's terminal or for tool execution
+        "idle": "unsupported",
+    },
+    step_types={**_V1_2026_07_21.step_types, **_NEW_STEPS_2026_12_01},
+    delta_types={
+        **_V1_2026_07_21.delta_types,
+        **{step: frozenset({step}) for step in _NEW_STEPS_2026_12_01},
+    },
+)
+
 #: Every shipped revision; the keys are what ``revision=`` accepts.
-REVISIONS: Final[Mapping[str, RevisionTables]] = {REVISION: _V1_2026_07_21}
+REVISIONS: Final[Mapping[str, RevisionTables]] = {
+    "2026-07-21": _V1_2026_07_21,
+    "2026-12-01": _V1_2026_12_01,
+}
 
 
 def check_tables(tables: RevisionTables, name: str) -> None:
@@ -384,7 +432,9 @@ def role_of(
                 "stable v1 contract",
                 where=f"{where}.type",
             )
-        raise unknown(f"unknown step type {preview(step_type)}", where=f"{where}.type")
+        hint = drift_hint(REVISIONS, _name_of(tables),
+                          lambda t: step_type in t.step_types)
+        raise unknown(f"unknown step type {preview(step_type)}{hint}", where=f"{where}.type")
     return role
 
 
@@ -394,10 +444,25 @@ def meaning_of(tables: RevisionTables, status: object, where: str) -> str:
         raise ProtocolViolation(f"status must be a string, got {preview(status)}", where=where)
     meaning = tables.statuses.get(status)
     if meaning is None:
+        hint = drift_hint(REVISIONS, _name_of(tables), lambda t: status in t.statuses)
         raise UnsupportedProviderState(
-            f"unknown interaction status {preview(status)}", where=where
+            f"unknown interaction status {preview(status)}{hint}", where=where
+        )
+    if meaning == "unsupported":
+        raise UnsupportedProviderState(
+            f"interaction status {preview(status)} is known but its meaning for tool "
+            f"execution is not pinned by contract revision {_name_of(tables)}",
+            where=where,
         )
     return meaning
+
+
+def _name_of(tables: RevisionTables) -> str:
+    """The revision name of ``tables`` (identity lookup; on rejection paths only)."""
+    for name, candidate in REVISIONS.items():
+        if candidate is tables:
+            return name
+    return "?"
 
 
 # At import: a table bug fails here, never as a KeyError while parsing.

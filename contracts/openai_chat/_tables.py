@@ -19,13 +19,14 @@ here, not as a ``KeyError`` in production. Adding a revision is a new
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from .._kinds import INT64_MAX, check_kinds
 
-#: The default revision: the newest shipped one.
-REVISION: Final = "2026-07-21"
+#: The default revision: the newest shipped one (``2026-07-21`` is the seed's pinned
+#: baseline, kept exactly as pinned beside it; ``fixtures/CHANGELOG.md`` lists each change).
+REVISION: Final = "2026-12-01"
 
 #: The stream sentinel, as the decoded ``data:`` payload.
 DONE: Final = "[DONE]"
@@ -160,111 +161,128 @@ class RevisionTables:
 
 _TEXT: Final = Field("str", "text")
 
+_R_2026_07_21: Final = RevisionTables(
+    levels={
+        # Top-level chunk fields. ``error`` first: any value (null, {}, "x") is a
+        # provider error, reported before anything else is read.
+        "chunk": {
+            "error": Field("any", "error"),
+            "id": Field("str", "response_id"),
+            # The first non-empty model is kept (design 3.4/4.1 model_reported).
+            "model": Field("str", "model_reported"),
+            "usage": Field("object", "usage"),
+            "choices": Field("array", "choices", required=True, nullable=False),
+        },
+        "choice": {
+            "index": Field("int", "choice_index", required=True, nullable=False),
+            "delta": Field("object", "delta", required=True, nullable=False),
+            "finish_reason": Field("str", "finish_reason"),
+        },
+        # ``choices[0].delta`` (design 4.1). ``refusal`` and the legacy
+        # ``function_call`` are known to the pinned SDK but have no merge rule
+        # here: accepted only as null.
+        "delta": {
+            "role": Field("str", "role"),
+            "content": Field("str", "text", progress="content"),
+            "reasoning_content": Field("str", "text", progress="reasoning_content"),
+            "tool_calls": Field("array", "tool_calls"),
+            "refusal": Field("any", "null_only"),
+            "function_call": Field("any", "null_only"),
+        },
+        # One ``delta.tool_calls[]`` entry: ``index`` is the bucket key, read first.
+        "tool_delta": {
+            "index": Field("int", "tool_index", required=True, nullable=False),
+            "id": Field("nonempty_str", "tool_id", progress="tool_identity"),
+            "type": Field("str", "tool_type", progress="tool_identity"),
+            "function": Field("object", "function"),
+        },
+        "function_delta": {
+            "name": Field("str", "tool_name", progress="tool_name"),
+            "arguments": Field("str", "tool_arguments", progress="tool_arguments"),
+        },
+        # The non-streaming ``chat.completion`` body.
+        "body": {
+            "error": Field("any", "error"),
+            "choices": Field("array", "choices", required=True, nullable=False),
+            "id": Field("str", "response_id"),
+            "model": Field("str", "model_reported"),
+            "usage": Field("object", "usage"),
+        },
+        "body_choice": {
+            "index": Field("int", "choice_index", nullable=False),
+            "message": Field("object", "message", required=True, nullable=False),
+            "finish_reason": Field("str", "finish_reason"),
+        },
+        # A final message (body, cache entry, aggregated snapshot). Extension
+        # fields are kept; the legacy ``function_call`` is an execution request
+        # this contract does not implement, so it is accepted only as null.
+        "message": {
+            "role": Field("str", "role", required=True, nullable=False),
+            "content": _TEXT,
+            "reasoning_content": _TEXT,
+            "tool_calls": Field("array", "tool_calls"),
+            "function_call": Field("any", "null_only"),
+        },
+        "tool_call": {
+            "id": Field("nonempty_str", "tool_id", required=True, nullable=False),
+            "type": Field("str", "tool_type", required=True, nullable=False),
+            "function": Field("object", "function", required=True, nullable=False),
+        },
+        "function": {
+            "name": Field("nonempty_str", "tool_name", required=True, nullable=False),
+            "arguments": Field("str", "tool_arguments", required=True, nullable=False),
+        },
+    },
+    closed_levels=frozenset({"delta", "tool_delta", "function_delta"}),
+    choice_index=0,
+    max_tool_index=INT64_MAX,
+    tool_types=frozenset({"function"}),
+    message_roles=frozenset({"assistant"}),
+    finish_reasons={
+        "stop": False,
+        "length": False,
+        "tool_calls": True,
+        "content_filter": False,
+        "function_call": False,
+    },
+    initial_state="streaming",
+    transitions={
+        "streaming": {"chunk": "streaming", "done": "done"},
+        "done": {},
+    },
+    closing_states=frozenset({"done"}),
+    request_choice_count=1,
+    # The payload itself, and the SDK's ``extra_body`` (merged into the payload,
+    # so it may shadow or be shadowed by the top-level value).
+    request_choice_containers=("", "extra_body"),
+    response_modes=("text", "openai"),
+    fidelity_mode="openai",
+    think_tags=("<think>", "</think>"),
+    # Transport (``stream``, ``stream_options``: set by the caller's library, not
+    # the answer) and bookkeeping fields that never change what the model says.
+    cache_key_ignored_fields=frozenset({
+        "stream", "stream_options", "user", "metadata", "store",
+        "prompt_cache_key", "safety_identifier",
+    }),
+)
+
+# Revision 2026-12-01: today's shapes, read from the openai 3.57.0 types. The one change
+# (a row of fixtures/CHANGELOG.md): ChoiceDelta (openai.types.chat.chat_completion_chunk)
+# gained ``audio`` (ChoiceDeltaAudio | None). Audio output has no merge rule in this
+# contract, so, like ``refusal``, it is accepted only as null; a real audio delta still
+# fails closed (the delta level stays closed).
+_R_2026_12_01: Final = replace(
+    _R_2026_07_21,
+    levels={
+        **_R_2026_07_21.levels,
+        "delta": {**_R_2026_07_21.levels["delta"], "audio": Field("any", "null_only")},
+    },
+)
+
+#: Every shipped revision; the keys are what ``revision=`` accepts.
 REVISIONS: Final[Mapping[str, RevisionTables]] = {
-    "2026-07-21": RevisionTables(
-        levels={
-            # Top-level chunk fields. ``error`` first: any value (null, {}, "x") is a
-            # provider error, reported before anything else is read.
-            "chunk": {
-                "error": Field("any", "error"),
-                "id": Field("str", "response_id"),
-                # The first non-empty model is kept (design 3.4/4.1 model_reported).
-                "model": Field("str", "model_reported"),
-                "usage": Field("object", "usage"),
-                "choices": Field("array", "choices", required=True, nullable=False),
-            },
-            "choice": {
-                "index": Field("int", "choice_index", required=True, nullable=False),
-                "delta": Field("object", "delta", required=True, nullable=False),
-                "finish_reason": Field("str", "finish_reason"),
-            },
-            # ``choices[0].delta`` (design 4.1). ``refusal`` and the legacy
-            # ``function_call`` are known to the pinned SDK but have no merge rule
-            # here: accepted only as null.
-            "delta": {
-                "role": Field("str", "role"),
-                "content": Field("str", "text", progress="content"),
-                "reasoning_content": Field("str", "text", progress="reasoning_content"),
-                "tool_calls": Field("array", "tool_calls"),
-                "refusal": Field("any", "null_only"),
-                "function_call": Field("any", "null_only"),
-            },
-            # One ``delta.tool_calls[]`` entry: ``index`` is the bucket key, read first.
-            "tool_delta": {
-                "index": Field("int", "tool_index", required=True, nullable=False),
-                "id": Field("nonempty_str", "tool_id", progress="tool_identity"),
-                "type": Field("str", "tool_type", progress="tool_identity"),
-                "function": Field("object", "function"),
-            },
-            "function_delta": {
-                "name": Field("str", "tool_name", progress="tool_name"),
-                "arguments": Field("str", "tool_arguments", progress="tool_arguments"),
-            },
-            # The non-streaming ``chat.completion`` body.
-            "body": {
-                "error": Field("any", "error"),
-                "choices": Field("array", "choices", required=True, nullable=False),
-                "id": Field("str", "response_id"),
-                "model": Field("str", "model_reported"),
-                "usage": Field("object", "usage"),
-            },
-            "body_choice": {
-                "index": Field("int", "choice_index", nullable=False),
-                "message": Field("object", "message", required=True, nullable=False),
-                "finish_reason": Field("str", "finish_reason"),
-            },
-            # A final message (body, cache entry, aggregated snapshot). Extension
-            # fields are kept; the legacy ``function_call`` is an execution request
-            # this contract does not implement, so it is accepted only as null.
-            "message": {
-                "role": Field("str", "role", required=True, nullable=False),
-                "content": _TEXT,
-                "reasoning_content": _TEXT,
-                "tool_calls": Field("array", "tool_calls"),
-                "function_call": Field("any", "null_only"),
-            },
-            "tool_call": {
-                "id": Field("nonempty_str", "tool_id", required=True, nullable=False),
-                "type": Field("str", "tool_type", required=True, nullable=False),
-                "function": Field("object", "function", required=True, nullable=False),
-            },
-            "function": {
-                "name": Field("nonempty_str", "tool_name", required=True, nullable=False),
-                "arguments": Field("str", "tool_arguments", required=True, nullable=False),
-            },
-        },
-        closed_levels=frozenset({"delta", "tool_delta", "function_delta"}),
-        choice_index=0,
-        max_tool_index=INT64_MAX,
-        tool_types=frozenset({"function"}),
-        message_roles=frozenset({"assistant"}),
-        finish_reasons={
-            "stop": False,
-            "length": False,
-            "tool_calls": True,
-            "content_filter": False,
-            "function_call": False,
-        },
-        initial_state="streaming",
-        transitions={
-            "streaming": {"chunk": "streaming", "done": "done"},
-            "done": {},
-        },
-        closing_states=frozenset({"done"}),
-        request_choice_count=1,
-        # The payload itself, and the SDK's ``extra_body`` (merged into the payload,
-        # so it may shadow or be shadowed by the top-level value).
-        request_choice_containers=("", "extra_body"),
-        response_modes=("text", "openai"),
-        fidelity_mode="openai",
-        think_tags=("<think>", "</think>"),
-        # Transport (``stream``, ``stream_options``: set by the caller's library, not
-        # the answer) and bookkeeping fields that never change what the model says.
-        cache_key_ignored_fields=frozenset({
-            "stream", "stream_options", "user", "metadata", "store",
-            "prompt_cache_key", "safety_identifier",
-        }),
-    ),
+    "2026-07-21": _R_2026_07_21,
+    "2026-12-01": _R_2026_12_01,
 }
 
 

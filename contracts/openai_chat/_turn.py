@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final, cast
 
 from .._kinds import KIND_WORDS, kind_ok
-from .._stream import check_revision
+from .._stream import check_revision, drift_hint
 from .._values import copy_json, preview
 from ..digest import verified_snapshot
 from ..errors import InvalidArgument, ProtocolViolation, UnsupportedProviderState
@@ -66,9 +66,11 @@ class Level:
     required: frozenset[str]
     closed: bool
     label: str
+    #: field unknown here -> the drift hint naming the other revisions that know it
+    known_elsewhere: Mapping[str, str]
 
 
-def _prepare(tables: RevisionTables) -> Mapping[str, Level]:
+def _prepare(revision: str, tables: RevisionTables) -> Mapping[str, Level]:
     return {
         name: Level(
             fields=fields,
@@ -79,9 +81,22 @@ def _prepare(tables: RevisionTables) -> Mapping[str, Level]:
             required=frozenset(field for field, spec in fields.items() if spec.required),
             closed=name in tables.closed_levels,
             label=_LABELS.get(name, name),
+            known_elsewhere=_known_elsewhere(revision, name, fields),
         )
         for name, fields in tables.levels.items()
     }
+
+
+def _known_elsewhere(revision: str, level: str, fields: Mapping[str, Field]) -> dict[str, str]:
+    others = {key for t in REVISIONS.values() for key in t.levels[level]} - set(fields)
+    hints: dict[str, str] = {}
+    for key in sorted(others):
+
+        def knows(tables: RevisionTables, field: str = key) -> bool:
+            return field in tables.levels[level]
+
+        hints[key] = drift_hint(REVISIONS, revision, knows)
+    return hints
 
 
 # Kinds that are exactly one builtin type (``kind_ok`` says the same for them,
@@ -92,7 +107,7 @@ _EXACT_TYPES: Final[Mapping[str, type]] = {
 
 
 _LEVELS: Final[Mapping[str, Mapping[str, Level]]] = {
-    revision: _prepare(tables) for revision, tables in REVISIONS.items()
+    revision: _prepare(revision, tables) for revision, tables in REVISIONS.items()
 }
 
 
@@ -159,7 +174,7 @@ def _read_in_order(
         if level.closed and key not in fields:
             raise ProtocolViolation(
                 f"{preview(key)} is an unknown {level.label} field "
-                "(its merge semantics cannot be assumed)",
+                f"(its merge semantics cannot be assumed){level.known_elsewhere.get(key, '')}",
                 where=f"{at}.{preview(key, 40)[1:-1]}",
             )
     for position, (name, spec) in enumerate(fields.items()):

@@ -40,12 +40,13 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from .. import strict_json
-from .._kinds import check_fields, kind_ok
+from .._kinds import KIND_WORDS, check_fields, kind_ok
 from .._stream import (
     FragmentBuffer,
     StreamBase,
     StreamLimits,
     check_stream_limits,
+    drift_hint,
     drive,
 )
 from .._values import copy_json, preview
@@ -80,6 +81,7 @@ from ._tables import (
     S_INITIAL,
     EventSpec,
     ItemSpec,
+    RevisionTables,
 )
 from ._turn import OpenAIResponsesCall, OpenAIResponsesTurn, PendingFunctionCall
 
@@ -89,6 +91,16 @@ if TYPE_CHECKING:
 __all__ = ["OpenAIResponsesStream", "parse_events"]
 
 CONTRACT: Final = "OpenAI Responses"
+
+
+def _optional_elsewhere(revision: str, event_type: str, field: str) -> str:
+    """A drift hint naming the revisions whose ``event_type`` does not require ``field``."""
+
+    def accepts(tables: RevisionTables) -> bool:
+        spec = tables.events.get(event_type)
+        return spec is not None and field not in spec.required
+
+    return drift_hint(REVISIONS, revision, accepts)
 
 
 def _canonical(value: Any, where: str) -> bytes:
@@ -253,9 +265,11 @@ class OpenAIResponsesStream(StreamBase):
                 raise UnsupportedProviderState(
                     f"event type {preview(event_type)} is known but not implemented by "
                     f"contract revision {self._revision} ({known})", where=where)
+            hint = drift_hint(REVISIONS, self._revision,
+                              lambda t: event_type in t.events or event_type in t.unmodeled_events)
             raise UnsupportedProviderState(
-                f"unknown event type {preview(event_type)} could change execution semantics",
-                where=where)
+                f"unknown event type {preview(event_type)} could change execution semantics"
+                f"{hint}", where=where)
         where = f"{where} ({event_type})"
         nxt = tables.transitions[self._state].get(event_type)
         if nxt is None:
@@ -275,7 +289,13 @@ class OpenAIResponsesStream(StreamBase):
                 f"sequence_number {seq} does not increase (previous {self._last_seq}): "
                 "duplicate, replayed or reordered event", where=f"{where}.sequence_number")
         self._last_seq = seq
-        check_fields(event, spec.required, where, label="required field ")
+        for name, kind in spec.required.items():
+            if not kind_ok(event.get(name), kind):
+                hint = "" if name in event else _optional_elsewhere(
+                    self._revision, event_type, name)
+                raise ProtocolViolation(
+                    f"required field {name!r} must be {KIND_WORDS[kind]}, got "
+                    f"{preview(event.get(name))}{hint}", where=f"{where}.{name}")
         _HANDLERS[spec.role](self, event, event_type, spec, where)
         self._state = nxt
 

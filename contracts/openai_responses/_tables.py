@@ -15,7 +15,7 @@ forgotten row is a ``RuntimeError`` at import, never a ``KeyError`` in productio
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final
 
 from .._kinds import check_kinds
@@ -31,8 +31,9 @@ __all__ = [
     "check_tables",
 ]
 
-#: The default revision: the newest one shipped.
-REVISION: Final = "2026-07-21"
+#: The default revision: the newest one shipped (``2026-07-21`` is the seed's pinned
+#: baseline, kept exactly as pinned beside it; ``fixtures/CHANGELOG.md`` lists each change).
+REVISION: Final = "2026-12-01"
 
 #: Longest provider identifier (item id, call_id, response id, function name) accepted.
 MAX_IDENTIFIER_CHARS: Final = 4_096
@@ -478,38 +479,82 @@ _FOREIGN_STRUCTURED_OUTPUT_FIELDS_2026_07_21: Final = {
         "Responses puts the structured final format in text.format"),
 }
 
+_PINNED_2026_07_21: Final = RevisionTables(
+    events=_EVENTS_2026_07_21,
+    unmodeled_events=_UNMODELED_EVENTS_2026_07_21,
+    states=_STATES_2026_07_21,
+    transitions=_TRANSITIONS_2026_07_21,
+    items=_ITEMS_2026_07_21,
+    unmodeled_items=_UNMODELED_ITEMS_2026_07_21,
+    item_states=_ITEM_STATES_2026_07_21,
+    item_transitions=_ITEM_TRANSITIONS_2026_07_21,
+    item_statuses=_ITEM_STATUSES_2026_07_21,
+    item_statuses_at_added=frozenset({"in_progress"}),
+    item_statuses_at_done=frozenset({"completed"}),
+    item_statuses_failed_at_done=frozenset({"incomplete"}),
+    response_statuses=_RESPONSE_STATUSES_2026_07_21,
+    response_event_statuses={
+        "response.created": frozenset({"queued", "in_progress"}),
+        "response.queued": frozenset({"queued"}),
+        "response.in_progress": frozenset({"in_progress"}),
+        "response.completed": frozenset({"completed"}),
+    },
+    completed_null_fields=("error", "incomplete_details"),
+    # "direct" is an ordinary call (kept as-is); "program" is programmatic tool
+    # calling, whose semantics are not implemented.
+    caller_types={"direct": True, "program": False},
+    part_events=_PART_EVENTS_2026_07_21,
+    part_types=_PART_TYPES_2026_07_21,
+    protected_request_fields=_PROTECTED_REQUEST_FIELDS_2026_07_21,
+    tool_fields=_TOOL_FIELDS_2026_07_21,
+    structured_output_field="text.format",
+    foreign_structured_output_fields=_FOREIGN_STRUCTURED_OUTPUT_FIELDS_2026_07_21,
+)
+
+# -- revision 2026-12-01: today's shapes, read from the openai 3.57.0 types ------------
+# Each change is a row of fixtures/CHANGELOG.md (what changed, the SDK type, what the
+# parser now does). Everything not named here is the pinned revision's row unchanged.
+
+_EVENTS_2026_12_01: Final[Mapping[str, EventSpec]] = {
+    **_EVENTS_2026_07_21,
+    # ResponseFunctionCallArgumentsDoneEvent has no ``name`` any more; the handler
+    # already checks a present ``name`` against the added item's (the item is the
+    # authority for the name), so only the requirement goes.
+    "response.function_call_arguments.done": EventSpec(
+        ROLE_ARGS_DONE, _fields({"arguments": "str"}, _ITEM_ID), _FUNCTION_CALL),
+    # ResponseOutputTextAnnotationAddedEvent.annotation is Optional; the parser never
+    # reads it (the done item's content carries the annotations that are replayed).
+    "response.output_text.annotation.added": EventSpec(
+        ROLE_ITEM_PART,
+        _fields({"annotation_index": "int", "content_index": "int"}, _ITEM_ID),
+        _MESSAGE),
+}
+
+# New in the SDK's ResponseStreamEvent union: events of items this contract does not
+# implement (compaction, the hosted shell tool). Known, and still failing closed.
+_UNMODELED_EVENTS_2026_12_01: Final[Mapping[str, str]] = {
+    **_UNMODELED_EVENTS_2026_07_21,
+    "response.compaction.compacting": "known event of the unmodeled compaction item",
+    **{name: "known event of the unmodeled shell_call item"
+       for name in (
+           "response.shell_call_command.added",
+           "response.shell_call_command.delta",
+           "response.shell_call_command.done",
+           "response.shell_call_output_content.delta",
+           "response.shell_call_output_content.done",
+       )},
+}
+
+_CURRENT_2026_12_01: Final = replace(
+    _PINNED_2026_07_21,
+    events=_EVENTS_2026_12_01,
+    unmodeled_events=_UNMODELED_EVENTS_2026_12_01,
+)
+
+#: Every shipped revision; the keys are what ``revision=`` accepts.
 REVISIONS: Final[Mapping[str, RevisionTables]] = {
-    "2026-07-21": RevisionTables(
-        events=_EVENTS_2026_07_21,
-        unmodeled_events=_UNMODELED_EVENTS_2026_07_21,
-        states=_STATES_2026_07_21,
-        transitions=_TRANSITIONS_2026_07_21,
-        items=_ITEMS_2026_07_21,
-        unmodeled_items=_UNMODELED_ITEMS_2026_07_21,
-        item_states=_ITEM_STATES_2026_07_21,
-        item_transitions=_ITEM_TRANSITIONS_2026_07_21,
-        item_statuses=_ITEM_STATUSES_2026_07_21,
-        item_statuses_at_added=frozenset({"in_progress"}),
-        item_statuses_at_done=frozenset({"completed"}),
-        item_statuses_failed_at_done=frozenset({"incomplete"}),
-        response_statuses=_RESPONSE_STATUSES_2026_07_21,
-        response_event_statuses={
-            "response.created": frozenset({"queued", "in_progress"}),
-            "response.queued": frozenset({"queued"}),
-            "response.in_progress": frozenset({"in_progress"}),
-            "response.completed": frozenset({"completed"}),
-        },
-        completed_null_fields=("error", "incomplete_details"),
-        # "direct" is an ordinary call (kept as-is); "program" is programmatic tool
-        # calling, whose semantics are not implemented.
-        caller_types={"direct": True, "program": False},
-        part_events=_PART_EVENTS_2026_07_21,
-        part_types=_PART_TYPES_2026_07_21,
-        protected_request_fields=_PROTECTED_REQUEST_FIELDS_2026_07_21,
-        tool_fields=_TOOL_FIELDS_2026_07_21,
-        structured_output_field="text.format",
-        foreign_structured_output_fields=_FOREIGN_STRUCTURED_OUTPUT_FIELDS_2026_07_21,
-    ),
+    "2026-07-21": _PINNED_2026_07_21,
+    "2026-12-01": _CURRENT_2026_12_01,
 }
 
 
