@@ -12,6 +12,7 @@ triage and the regression store.
     pcfuzz show INPUT [--target T] [--json]
     pcfuzz bench [--quick] [--json FILE] [--markdown]
     pcfuzz check --contract CONTRACT FILE [--json]
+    pcfuzz mutants [--budget S] [--sample N] [--select FILE[:LINE]] [--json]
     pcfuzz conform --contract CONTRACT --adapter MODULE:FUNCTION [--budget S] [--strict] [--json]
 
 TARGET is a short name (``strict-json``; ``strict_json`` and ``fuzz_strict_json``
@@ -37,6 +38,8 @@ from pcfuzz.fuzz._conform import add_parser as add_conform_parser
 from pcfuzz.fuzz._conform import cmd_conform
 from pcfuzz.fuzz._drift import add_parser as add_drift_parser
 from pcfuzz.fuzz._drift import cmd_drift
+from pcfuzz.fuzz._mutants import add_parser as add_mutants_parser
+from pcfuzz.fuzz._mutants import cmd_mutants
 from pcfuzz.fuzz._targets import (
     Layout,
     LayoutError,
@@ -145,6 +148,9 @@ def cmd_nightly(layout: Layout, args: argparse.Namespace) -> int:
         hypothesis_db=args.hypothesis_db,
         minimize=not args.no_minimize,
         targets=args.target or [],
+        coverage=not args.no_coverage,
+        mutants=args.mutants,
+        history=Path(args.history).resolve() if args.history else None,
     )
     return run_nightly(layout, opts)
 
@@ -394,6 +400,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hypothesis-db", help="example database directory (CI caches it)")
     p.add_argument("--no-minimize", action="store_true")
     p.add_argument("--target", action="append", help="only these targets (repeatable)")
+    p.add_argument("--no-coverage", action="store_true",
+                   help="skip line/branch coverage of contracts/ and the transition replay")
+    p.add_argument("--mutants", action=argparse.BooleanOptionalAction, default=None,
+                   help="run the mutants phase (default: on from a 300 s budget)")
+    p.add_argument("--history", help="JSON-lines file each night's summary is appended to "
+                   "(default: REPORT/../history.jsonl)")
 
     p = sub.add_parser("minimize", help="merge-minimize corpora, keeping every feature")
     p.add_argument("target", nargs="*")
@@ -435,6 +447,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_check_parser(sub)
     add_drift_parser(sub)
     add_conform_parser(sub)
+    add_mutants_parser(sub)
     return parser
 
 
@@ -457,6 +470,7 @@ COMMANDS = {
     "check": cmd_check,
     "drift": cmd_drift,
     "conform": cmd_conform,
+    "mutants": cmd_mutants,
 }
 
 
