@@ -188,7 +188,9 @@ def cmd_triage(layout: Layout, args: argparse.Namespace) -> int:
 
     directory = Path(args.dir).resolve()  # replay runs in the fuzz dir: no relative paths
     if not directory.is_dir():
-        print(f"pcfuzz triage: no such directory: {args.dir}", file=sys.stderr)
+        what = "a file, not a directory" if directory.is_file() else "nothing there"
+        print(f"pcfuzz triage: no such directory: {args.dir} ({what}; resolved to "
+              f"{directory}); pass the directory of crash artifacts", file=sys.stderr)
         return 2
     target = resolve(layout, args.target) if args.target else _infer_target(layout, directory)
     if target is None:
@@ -254,7 +256,8 @@ def cmd_promote(layout: Layout, args: argparse.Namespace) -> int:
     target = resolve(layout, args.target)
     artifact = Path(args.artifact).resolve()
     if not artifact.is_file():
-        print(f"pcfuzz promote: no such input file: {args.artifact}", file=sys.stderr)
+        print(f"pcfuzz promote: no such input file: {args.artifact} (resolved to {artifact})",
+              file=sys.stderr)
         return 2
     (outcome,) = replay(target, [artifact])
     if outcome.crash is None:
@@ -348,7 +351,8 @@ def cmd_show(layout: Layout, args: argparse.Namespace) -> int:
 
     path = Path(args.input).resolve()
     if not path.is_file():
-        print(f"pcfuzz show: no such input file: {path}", file=sys.stderr)
+        print(f"pcfuzz show: no such input file: {args.input} (resolved to {path})",
+              file=sys.stderr)
         return 2
     target = resolve(layout, args.target) if args.target else _infer_target(layout, path)
     if target is None:
@@ -377,7 +381,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("list", help="targets, corpus sizes, last run figures")
 
     p = sub.add_parser("fuzz", help="one campaign of one target")
-    p.add_argument("target")
+    p.add_argument("target", help="target name (see pcfuzz list)")
     p.add_argument("--time", type=float, default=60, help="seconds (default 60)")
     p.add_argument("--jobs", type=int, default=1, help="libFuzzer -fork=N when N > 1")
     p.add_argument("--timeout", type=int, help="per-input timeout in seconds (default: options or 10)")
@@ -388,7 +392,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("nightly", help="every target, the property suite, minimization, report")
     p.add_argument("--budget", type=float, default=600, help="total seconds (default 600)")
-    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--jobs", type=int, default=1,
+                   help="parallel libFuzzer jobs and pytest workers (default 1)")
     p.add_argument("--report", default="reports/latest", help="report directory")
     p.add_argument("--properties", choices=["auto", "quick", "full", "off"], default="auto",
                    help="property suite: every property test, examples sized from its "
@@ -398,7 +403,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds for the property suite (default: 30%% of the budget)")
     p.add_argument("--property-tests", nargs="*", help="pytest paths (default: a checkout's tests/; installed: none, off)")
     p.add_argument("--hypothesis-db", help="example database directory (CI caches it)")
-    p.add_argument("--no-minimize", action="store_true")
+    p.add_argument("--no-minimize", action="store_true",
+                   help="skip the corpus minimization phase (its share goes to fuzzing)")
     p.add_argument("--target", action="append", help="only these targets (repeatable)")
     p.add_argument("--no-coverage", action="store_true",
                    help="skip line/branch coverage of contracts/ and the transition replay")
@@ -408,24 +414,28 @@ def build_parser() -> argparse.ArgumentParser:
                    "(default: REPORT/../history.jsonl)")
 
     p = sub.add_parser("minimize", help="merge-minimize corpora, keeping every feature")
-    p.add_argument("target", nargs="*")
+    p.add_argument("target", nargs="*", help="target names (default: every target)")
     p.add_argument("--seeds", action="store_true",
                    help="minimize the committed seed corpus (merging in the working corpus)")
 
     p = sub.add_parser("triage", help="group crash artifacts by fingerprint, minimize each")
-    p.add_argument("dir")
-    p.add_argument("--target")
+    p.add_argument("dir", help="directory of crash artifacts (relative paths work)")
+    p.add_argument("--target", help="target name (default: from a fuzz_<name> folder in DIR)")
     p.add_argument("--out", help="where minimized inputs go (default DIR/minimized)")
-    p.add_argument("--no-minimize", action="store_true")
-    p.add_argument("--minimize-time", type=float, default=20)
+    p.add_argument("--no-minimize", action="store_true",
+                   help="group only; do not minimize each crash")
+    p.add_argument("--minimize-time", type=float, default=20,
+                   help="seconds to minimize each crash (default 20)")
 
     p = sub.add_parser("promote", help="put a crash input into the regression store")
-    p.add_argument("artifact")
-    p.add_argument("--target", required=True)
+    p.add_argument("artifact", help="the crashing input file (relative paths work)")
+    p.add_argument("--target", required=True, help="target name the input crashes")
     p.add_argument("--expect-crash", action="store_true",
                    help="known open bug: pytest replays it as strict xfail")
-    p.add_argument("--no-minimize", action="store_true")
-    p.add_argument("--minimize-time", type=float, default=20)
+    p.add_argument("--no-minimize", action="store_true",
+                   help="store the input as it is, unminimized")
+    p.add_argument("--minimize-time", type=float, default=20,
+                   help="seconds to minimize it (default 20)")
 
     p = sub.add_parser(
         "show", help="decode one input into what the target ran (events, SSE, URL, JSON)"
@@ -436,7 +446,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="one JSON object per recorded call instead of the readable view")
 
     p = sub.add_parser("replay", help="run corpora and regressions without fuzzing")
-    p.add_argument("target", nargs="*")
+    p.add_argument("target", nargs="*", help="target names (default: every target)")
     p.add_argument("--update", action="store_true",
                    help="flip fixed known-crash regressions to expect pass")
 
