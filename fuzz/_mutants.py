@@ -20,8 +20,9 @@ one source span replaced; pytest then runs the mutated file's own example tests 
 module name, see :func:`tests_for`; the ``*_properties`` modules are left to the
 property phase) under the ``dev`` profile with ``-x`` and a per-mutant timeout, in a process whose import hook maps ``pcfuzz.contracts`` onto the copy (the
 run checks that the tests imported the copy; else it is an ``error``). The same tests
-run once on the unmutated copy first: if they fail there, the mutants they judge are
-``error`` (not counted). A failing run kills the mutant; a passing one is a survivor;
+run once on the unmutated copy first (without ``-x``): a test that fails there is
+named and deselected for the mutants; if the run fails otherwise, the mutants it
+judges are ``error`` (not counted). A failing run kills the mutant; a passing one is a survivor;
 a timeout counts as killed (the mutant made something loop) and is labelled so.
 """
 
@@ -188,6 +189,7 @@ def run_mutants(
     run_env.update({"HYPOTHESIS_PROFILE": "dev", "PYTHONDONTWRITEBYTECODE": "1"})
     run_env.pop("PCFUZZ_PROPERTIES_ONLY", None)
     baseline: dict[str, int] = {}
+    deselected: dict[str, list[str]] = {}
     with tempfile.TemporaryDirectory(prefix="pcfuzz-mutants-") as tmp:
         boot = Path(tmp) / "boot.py"
         boot.write_text(_BOOT, encoding="utf-8")
@@ -210,14 +212,23 @@ def run_mutants(
                 base_copy = Path(tmp) / "base" / "contracts"
                 if not base_copy.is_dir():
                     shutil.copytree(root, base_copy, ignore=shutil.ignore_patterns("__pycache__"))
-                base_cmd = [*cmd[:2], str(base_copy), *cmd[3:]]
+                # no -x: every test that fails unmutated is named and deselected
+                base_cmd = [*cmd[:2], str(base_copy), "-rf", *cmd[4:]]
                 try:
-                    baseline[key] = subprocess.run(
-                        base_cmd, cwd=checkout, env=run_env, capture_output=True,
-                        timeout=min(timeout_s, left), stdin=subprocess.DEVNULL).returncode
+                    base = subprocess.run(
+                        base_cmd, cwd=checkout, env=run_env, capture_output=True, text=True,
+                        timeout=max(1.0, left), stdin=subprocess.DEVNULL)
+                    failing = [line.split()[1] for line in base.stdout.splitlines()
+                               if line.startswith("FAILED ")]
+                    baseline[key] = 0 if base.returncode == 0 or (
+                        base.returncode == 1 and failing) else base.returncode
+                    deselected[key] = failing
+                    for nodeid in failing:
+                        stream.write(f"[mutants] fails unmutated, deselected: {nodeid}\n")
                 except subprocess.TimeoutExpired:
                     baseline[key] = -1
                 left = budget_s - (time.monotonic() - started)
+            cmd += [f"--deselect={n}" for n in deselected.get(key, [])]
             began = time.monotonic()
             if baseline[key] != 0:
                 m.status = "error"
@@ -238,6 +249,7 @@ def run_mutants(
             stream.flush()
     ran = [m for m in chosen if m.status in ("killed", "survived", "timeout")]
     result.update(
+        deselected=sorted({n for names in deselected.values() for n in names}),
         status="measured" if ran else "not run (budget)",
         killed=sum(1 for m in ran if m.status != "survived"),
         total=len(ran),

@@ -31,7 +31,7 @@ from pcfuzz.fuzz._report import (
     write_markdown,
     write_summary,
 )
-from pcfuzz.fuzz._rules import coverage_available, coverage_prefix
+from pcfuzz.fuzz._rules import contracts_dir, coverage_available, coverage_prefix
 from pcfuzz.fuzz._targets import Layout, Target, corpus_stats, discover, subprocess_env
 from pcfuzz.fuzz._triage import ReplayError, triage
 
@@ -397,12 +397,8 @@ def _run_properties(
     costs = layout.work_dir / "property_costs.json"
     for stale in [junit, *per_test.parent.glob(per_test.name + "*")]:
         stale.unlink(missing_ok=True)
-    python = [sys.executable]
-    if coverage_data is not None:
-        coverage_data.unlink(missing_ok=True)
-        python = coverage_prefix(coverage_data)
     cmd = [
-        *python, "-m", "pytest", "-p", "pcfuzz.fuzz._pytest_budget", "-p", "no:cacheprovider",
+        sys.executable, "-m", "pytest", "-p", "pcfuzz.fuzz._pytest_budget", "-p", "no:cacheprovider",
         "-q", "--hypothesis-show-statistics", f"--junitxml={junit}",
     ]
     if opts.jobs > 1 and importlib.util.find_spec("xdist") is not None:
@@ -427,6 +423,11 @@ def _run_properties(
     env.pop("PYTHONHASHSEED", None)
     if mode == "quick":
         env["PCFUZZ_PROPERTY_MAX_EXAMPLES"] = str(QUICK_MAX_EXAMPLES)
+    if coverage_data is not None:
+        for stale in coverage_data.parent.glob(coverage_data.name + "*"):
+            stale.unlink()
+        env["PCFUZZ_COVERAGE_DATA"] = str(coverage_data)
+        env["PCFUZZ_COVERAGE_SOURCE"] = str(contracts_dir())
     env.update(opts.extra_env)
     log = opts.report_dir / "logs" / "properties.log"
     log.parent.mkdir(parents=True, exist_ok=True)
@@ -585,6 +586,11 @@ def _run_coverage(
            str(layout.fuzz_dir), str(layout.work_dir), str(max(0.0, replay_s - 2.0))]
     log = opts.report_dir / "logs" / "coverage.log"
     transitions: dict[str, Any] = {}
+    workers = sorted(data_file.parent.glob(data_file.name + ".gw*"))
+    if workers:  # pytest-xdist workers each wrote their own file
+        subprocess.run([sys.executable, "-m", "coverage", "combine", "--append",
+                        f"--data-file={data_file}", *map(str, workers)],
+                       capture_output=True, check=False, timeout=60)
     if replay_s > 1.0:
         with log.open("w", encoding="utf-8") as fh:
             try:

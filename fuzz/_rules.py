@@ -1,9 +1,10 @@
 """Rule coverage for the nightly report: which lines and branches of ``contracts/`` the
 night ran, and which rows of each contract's transition table its streams took.
 
-- Line and branch coverage: the property suite runs under ``coverage run --branch``
-  limited to the ``contracts`` package, then (in the same data file, ``--append``) a
-  replay of the final fuzz corpora (this module's ``__main__``). :func:`summarize`
+- Line and branch coverage: the property suite is measured from the end of its
+  collection (``fuzz/_pytest_budget.py``, ``PCFUZZ_COVERAGE_DATA``), limited to the
+  ``contracts`` package, then (same data file, ``coverage run --append``) a replay of
+  the final fuzz corpora (this module's ``__main__``), which also imports every module. :func:`summarize`
   turns the data into per-package figures (each provider package, and the shared
   modules together).
 - Transitions: the replay decodes every corpus input of the provider targets into the
