@@ -182,7 +182,10 @@ def run_mutants(
     root = _contracts_dir()
     every = find_mutants(root)
     result["sites"] = len(every)
-    pool = [m for m in every if select is None or select in f"{m.file}:{m.line}"]
+    wanted = [w for w in (select or "").split(",") if w]
+    pool = [m for m in every
+            if not wanted or any(w == f"{m.file}:{m.line}" or w in f"{m.file}:{m.line}:"
+                                 for w in wanted)]
     chosen = random.Random(SEED).sample(pool, min(sample, len(pool)))
     stream.write(f"[mutants] {len(chosen)} of {len(every)} mutants, budget {budget_s:.0f}s\n")
     run_env = dict(env or os.environ)
@@ -283,8 +286,9 @@ def add_parser(sub: Any) -> None:
                    "by then are not run")
     p.add_argument("--sample", type=int, default=30,
                    help="mutants drawn (fixed seed) from every site (default 30)")
-    p.add_argument("--select", metavar="FILE[:LINE]",
-                   help="only sites whose 'contracts/<file>:<line>' contains this text")
+    p.add_argument("--select", metavar="FILE[:LINE],...",
+                   help="only these sites: comma-separated 'contracts/<file>:<line>' (or any "
+                   "part of it, e.g. a file name)")
     p.add_argument("--timeout", type=float, default=PER_MUTANT_TIMEOUT_S,
                    help=f"seconds per mutant (default {PER_MUTANT_TIMEOUT_S:.0f}); a "
                    "mutant still running then counts as killed (timeout)")
