@@ -181,8 +181,14 @@ def summarize(data_file: Path, json_out: Path) -> dict[str, Any]:
     root = contracts_dir()
     groups: dict[str, list[int]] = {}
     for name, entry in report["files"].items():
-        rel = Path(name).resolve().relative_to(root) if Path(name).is_absolute() else Path(name)
-        group = rel.parts[0] if len(rel.parts) > 1 else "shared modules"
+        # coverage.py names files relative to the current directory when it can
+        parts = Path(name).resolve().parts
+        if parts[:len(root.parts)] == root.parts:
+            rel = parts[len(root.parts):]
+        else:  # a copy elsewhere: what follows the last folder named like the package
+            last = max((i for i, p in enumerate(parts) if p == root.name), default=-1)
+            rel = parts[last + 1:]
+        group = rel[0] if len(rel) > 1 else "shared modules"
         s = entry["summary"]
         acc = groups.setdefault(group, [0, 0, 0, 0])
         acc[0] += s["covered_lines"]
