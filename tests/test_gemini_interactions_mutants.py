@@ -82,3 +82,35 @@ def test_streamed_step_count_limit_is_exact() -> None:
     assert parse_events(events, limits=StreamLimits(max_items=steps)).calls
     with pytest.raises(LimitExceeded, match=f"more than {steps - 1} steps"):
         parse_events(events, limits=StreamLimits(max_items=steps - 1))
+
+
+@pytest.mark.parametrize("content", [5, 1.5, True, "text", {"type": "text"}])
+def test_prior_input_content_that_is_not_a_list_is_rejected_by_name(content: object) -> None:
+    # with the content guard off, 5 escaped as a TypeError and "text" got the wrong message
+    bad = [{"type": "user_input", "content": content}]
+    with pytest.raises(ContinuationError, match="content must be a list") as info:
+        stateless(_call_only_turn(), prior_input_steps=bad)
+    assert info.value.where == "prior_input_steps[0].content"
+
+
+@given(position=st.integers(0, 1000), value=st.one_of(st.integers(), st.floats(), st.none(),
+                                                       st.booleans(), st.just([]), st.just({})))
+def test_a_non_string_in_any_string_field_of_an_event_is_a_contract_error(
+    position: int, value: object
+) -> None:
+    # The fast path that reads each event's string fields must hand a non-string to the
+    # general path (which names it), never call str methods on it.
+    from pcfuzz.contracts.errors import ContractError
+
+    events = fixture_events()
+    sites = [(i, k) for i, e in enumerate(events) for k, v in e.items() if type(v) is str]
+    sites += [(i, f"delta.{k}") for i, e in enumerate(events)
+              for k, v in (e.get("delta") or {}).items() if type(v) is str]
+    i, key = sites[position % len(sites)]
+    event(f"{events[i].get('event_type')}.{key}")
+    if key.startswith("delta."):
+        events[i]["delta"][key.removeprefix("delta.")] = value
+    else:
+        events[i][key] = value
+    with pytest.raises(ContractError):
+        parse_events(events)
