@@ -43,9 +43,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, Final, NoReturn, cast
 
-from .errors import LimitExceeded, StrictJSONError
+from .errors import InvalidArgument, LimitExceeded, StrictJSONError
 
 __all__ = ["JSONLimits", "DEFAULT_LIMITS", "loads"]
+
+
+def _limit_shown(value: object) -> str:
+    """A limit value for a message: never the value's own ``repr`` (a caller's object
+    may raise from it; an int past the interpreter's digit limit does)."""
+    if value is None or type(value) is bool or (type(value) is int and -10**9 < value < 10**9):
+        return repr(value)
+    return f"<{type(value).__name__}>"
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +108,10 @@ class JSONLimits:
         for field in fields(self):
             value = getattr(self, field.name)
             if type(value) is not int or value < 1:
-                raise ValueError(f"JSONLimits.{field.name} must be a positive int, got {value!r}")
+                raise InvalidArgument(
+                    f"JSONLimits.{field.name} must be a positive int, got {_limit_shown(value)}",
+                    where=f"argument {field.name}",
+                )
 
 
 DEFAULT_LIMITS: Final = JSONLimits()
@@ -219,7 +230,7 @@ def _check_limits(limits: object) -> None:
         value = getattr(limits, name, None)
         if type(value) is not int or value < 1:
             raise StrictJSONError(
-                f"limits.{name} must be a positive int, got {value!r:.40}",
+                f"limits.{name} must be a positive int, got {_limit_shown(value)}",
                 where="argument limits",
             )
 

@@ -1,4 +1,4 @@
-"""A strict JSON test written from a surviving mutant (``pcfuzz mutants``): the
+"""Strict JSON tests written from a surviving mutant (``pcfuzz mutants``): the
 one-regex object-key path applies the string length limit to the key exactly at the
 limit (``>`` -> ``>=`` rejects a key at the limit; the guard off accepts a long key).
 """
@@ -29,3 +29,14 @@ def test_object_key_length_limit_is_exact_on_both_key_paths(
     else:
         with pytest.raises(LimitExceeded, match="characters"):
             loads(text, limits=limits)
+
+
+@pytest.mark.parametrize("bad", [0, -(10**5000), None, 1.5, object()],
+                         ids=["zero", "huge-negative", "none", "float", "object"])
+def test_a_bad_jsonlimits_field_is_an_invalid_argument(bad: object) -> None:
+    # a ContractError (and still a ValueError), whose message never calls repr() on a
+    # caller's object or an int past the interpreter's digit limit
+    from pcfuzz.contracts.errors import InvalidArgument
+
+    with pytest.raises(InvalidArgument, match="JSONLimits.max_depth must be a positive int"):
+        JSONLimits(max_depth=bad)  # type: ignore[arg-type]
