@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from test_gemini_interactions import TOOLS, USER_INPUT, fixture_events, stateful, stateless
 
 from pcfuzz.contracts._stream import StreamLimits
-from pcfuzz.contracts.errors import ContinuationError, LimitExceeded
+from pcfuzz.contracts.errors import ContinuationError, LimitExceeded, ProtocolViolation
 from pcfuzz.contracts.gemini_interactions import parse_events
 
 
@@ -114,3 +114,18 @@ def test_a_non_string_in_any_string_field_of_an_event_is_a_contract_error(
         events[i][key] = value
     with pytest.raises(ContractError):
         parse_events(events)
+
+
+@given(position=st.integers(0, 1000))
+def test_an_empty_string_in_an_event_id_field_is_rejected_on_every_path(position: int) -> None:
+    # event_id and interaction_id must be non-empty: the fast path (the ``not value``
+    # dropped there accepted "") and the general path agree
+    events = fixture_events()
+    sites = [(i, k) for i, e in enumerate(events) for k in ("event_id", "interaction_id")
+             if type(e.get(k)) is str]
+    i, key = sites[position % len(sites)]
+    event(f"{events[i].get('event_type')}.{key}")
+    events[i][key] = ""
+    with pytest.raises(ProtocolViolation, match=f"{key} must be a non-empty string") as info:
+        parse_events(events)
+    assert info.value.where == f"events[{i}].{key}"
