@@ -142,7 +142,9 @@ def replay_transitions(fuzz_dir: Path, work_dir: Path, deadline: float) -> dict[
     from pcfuzz.fuzz._regressions import input_files
 
     out: dict[str, Any] = {}
-    for contract, (package, _cls, _kind) in CONTRACTS.items():
+    for n, (contract, (package, _cls, _kind)) in enumerate(CONTRACTS.items()):
+        # an equal share of what is left for each contract still to replay
+        until = time.monotonic() + max(0.0, deadline - time.monotonic()) / (len(CONTRACTS) - n)
         taken: set[tuple[str, str]] = set()
         inputs = 0
         for fuzzer, wire in ((f"fuzz_wire_{package}", True), (f"fuzz_{package}", False)):
@@ -150,7 +152,7 @@ def replay_transitions(fuzz_dir: Path, work_dir: Path, deadline: float) -> dict[
             dirs = [fuzz_dir / "corpus" / fuzzer, work_dir / fuzzer / "corpus"]
             files = [f for d in dirs if d.is_dir() for f in input_files(d)]
             for f in files[-MAX_INPUTS_PER_TARGET:]:
-                if time.monotonic() > deadline:
+                if time.monotonic() > until:
                     break
                 inputs += 1
                 data = f.read_bytes()
