@@ -32,6 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from ._values import preview
 from .errors import SourceURLError
 
 __all__ = [
@@ -476,7 +477,7 @@ def validate_source_url(
     """
     if type(provider) is not str or provider not in OFFICIAL_SOURCES:
         raise SourceURLError(
-            f"unknown provider {provider!r} (known: {', '.join(sorted(OFFICIAL_SOURCES))})",
+            f"unknown provider {preview(provider)} (known: {', '.join(sorted(OFFICIAL_SOURCES))})",
             where="provider",
         )
     if not isinstance(allow_local_source_urls, bool):

@@ -48,6 +48,14 @@ from .errors import InvalidArgument, LimitExceeded, StrictJSONError
 __all__ = ["JSONLimits", "DEFAULT_LIMITS", "loads"]
 
 
+def _limit_shown(value: object) -> str:
+    """A limit value for a message: never the value's own ``repr`` (a caller's object
+    may raise from it; an int past the interpreter's digit limit does)."""
+    if value is None or type(value) is bool or (type(value) is int and -10**9 < value < 10**9):
+        return repr(value)
+    return f"<{type(value).__name__}>"
+
+
 @dataclass(frozen=True, slots=True)
 class JSONLimits:
     """Bounds that :func:`loads` enforces; every field is a positive ``int``.
@@ -102,16 +110,10 @@ class JSONLimits:
             value = getattr(self, field.name)
             if type(value) is not int or value < 1:
                 raise InvalidArgument(
-                    f"JSONLimits.{field.name} must be a positive int, got {_shown(value)}",
+                    f"JSONLimits.{field.name} must be a positive int, got {_limit_shown(value)}",
                     where=f"limits.{field.name}",
                 )
 
-
-def _shown(value: object) -> str:
-    """A field value for a message: exact ints in full up to 18 digits, else a type name."""
-    if type(value) is int and -(10**18) < value < 10**18:
-        return repr(value)
-    return f"<{type(value).__name__}>"
 
 
 DEFAULT_LIMITS: Final = JSONLimits()
@@ -230,7 +232,7 @@ def _check_limits(limits: object) -> None:
         value = getattr(limits, name, None)
         if type(value) is not int or value < 1:
             raise StrictJSONError(
-                f"limits.{name} must be a positive int, got {value!r:.40}",
+                f"limits.{name} must be a positive int, got {_limit_shown(value)}",
                 where="argument limits",
             )
 

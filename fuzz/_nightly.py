@@ -24,7 +24,14 @@ from pcfuzz._data import checkout_root
 from pcfuzz.fuzz._corpus import minimize_corpus
 from pcfuzz.fuzz._libfuzzer import Campaign, CampaignResult
 from pcfuzz.fuzz._regressions import known_fingerprints, tool_versions
-from pcfuzz.fuzz._report import render_svg, write_junit, write_markdown, write_summary
+from pcfuzz.fuzz._report import (
+    append_history,
+    render_svg,
+    write_junit,
+    write_markdown,
+    write_summary,
+)
+from pcfuzz.fuzz._rules import contracts_dir, coverage_available, coverage_prefix
 from pcfuzz.fuzz._targets import Layout, Target, corpus_stats, discover, subprocess_env
 from pcfuzz.fuzz._triage import ReplayError, triage
 
@@ -51,6 +58,12 @@ class NightlyOptions:
     hypothesis_db: str | None = None
     minimize: bool = True
     targets: list[str] = field(default_factory=list)
+    #: line/branch coverage of contracts/ and the transition replay (needs coverage.py)
+    coverage: bool = True
+    #: the mutants phase: None = on from MUTANTS_MIN_BUDGET_S up
+    mutants: bool | None = None
+    #: where each night's summary is appended (default: <report dir>/../history.jsonl)
+    history: Path | None = None
     #: extra environment for the property run (tests use it)
     extra_env: dict[str, str] = field(default_factory=dict)
 
@@ -97,6 +110,11 @@ def _tail(path: Path, lines: int = 5) -> str:
 
 #: Shares of the budget, in order (a phase that ends early leaves its time to the next).
 PHASE_SHARES = {"fuzzing": 0.55, "properties": 0.30, "minimization": 0.10, "report": 0.05}
+#: Optional phases, each taking its share from fuzzing (placed after properties).
+COVERAGE_SHARE = 0.04
+MUTANTS_SHARE = 0.20
+#: Below this budget the mutants phase is off unless asked for (--mutants).
+MUTANTS_MIN_BUDGET_S = 300.0
 #: A target whose slot is shorter than this is not started (named as skipped).
 MIN_TARGET_SLOT_S = 2.0
 #: A campaign still running at its slot's end gets SIGTERM this long before it, so
@@ -342,7 +360,8 @@ def _short(nodeid: str) -> str:
 
 
 def _run_properties(
-    opts: NightlyOptions, layout: Layout, mode: str, deadline: float, stream: IO[str]
+    opts: NightlyOptions, layout: Layout, mode: str, deadline: float, stream: IO[str],
+    coverage_data: Path | None = None,
 ) -> tuple[dict[str, Any], list[ET.Element]]:
     """Run the property suite until ``deadline`` (``time.monotonic()``): the plugin sizes
     each test's examples so that all of them run; at the deadline pytest gets SIGINT
@@ -404,6 +423,11 @@ def _run_properties(
     env.pop("PYTHONHASHSEED", None)
     if mode == "quick":
         env["PCFUZZ_PROPERTY_MAX_EXAMPLES"] = str(QUICK_MAX_EXAMPLES)
+    if coverage_data is not None:
+        for stale in coverage_data.parent.glob(coverage_data.name + "*"):
+            stale.unlink()
+        env["PCFUZZ_COVERAGE_DATA"] = str(coverage_data)
+        env["PCFUZZ_COVERAGE_SOURCE"] = str(contracts_dir())
     env.update(opts.extra_env)
     log = opts.report_dir / "logs" / "properties.log"
     log.parent.mkdir(parents=True, exist_ok=True)
@@ -540,6 +564,57 @@ def _merge_worker_files(costs: Path) -> None:
     costs.write_text(json.dumps(merged, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
+def _coverage_off(status: str) -> dict[str, Any]:
+    return {"status": status, "line_percent": None, "branch_percent": None, "packages": [],
+            "transitions": {}}
+
+
+def _run_coverage(
+    opts: NightlyOptions, layout: Layout, data_file: Path, deadline: float, stream: IO[str]
+) -> dict[str, Any]:
+    """Replay the final corpora under coverage (appending to the property suite's data),
+    tracing the transitions the streams took; then the per-package figures."""
+    from pcfuzz.fuzz._rules import summarize
+
+    out = opts.report_dir / "logs" / "transitions.json"
+    out.unlink(missing_ok=True)
+    # leave a few seconds of the share for `coverage json`
+    replay_s = max(0.0, deadline - time.monotonic() - 4.0)
+    stream.write(f"[coverage] replaying the corpora ({replay_s:.0f}s) ...\n")
+    stream.flush()
+    cmd = [*coverage_prefix(data_file, append=True), "-m", "pcfuzz.fuzz._rules", str(out),
+           str(layout.fuzz_dir), str(layout.work_dir), str(max(0.0, replay_s - 2.0))]
+    log = opts.report_dir / "logs" / "coverage.log"
+    transitions: dict[str, Any] = {}
+    workers = sorted(data_file.parent.glob(data_file.name + ".gw*"))
+    if workers:  # pytest-xdist workers each wrote their own file
+        subprocess.run([sys.executable, "-m", "coverage", "combine", "--append",
+                        f"--data-file={data_file}", *map(str, workers)],
+                       capture_output=True, check=False, timeout=60)
+    if replay_s > 1.0:
+        with log.open("w", encoding="utf-8") as fh:
+            try:
+                subprocess.run(cmd, env=subprocess_env(layout), stdout=fh, stderr=subprocess.STDOUT,
+                               stdin=subprocess.DEVNULL, timeout=replay_s, check=False)
+            except subprocess.TimeoutExpired:
+                fh.write("replay stopped at the end of its share\n")
+        try:
+            transitions = json.loads(out.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            transitions = {}
+    if not data_file.is_file():
+        info = _coverage_off("no data (the property suite did not run under coverage)")
+    else:
+        try:
+            info = summarize(data_file, opts.report_dir / "logs" / "coverage.json")
+        except (subprocess.SubprocessError, OSError, ValueError, KeyError) as exc:
+            info = _coverage_off(f"failed: {exc}"[:200])
+    info["transitions"] = transitions
+    stream.write(f"[coverage] contracts/ lines {info['line_percent']}%, "
+                 f"branches {info['branch_percent']}%\n")
+    return info
+
+
 def _shares(opts: NightlyOptions, mode: str) -> dict[str, float]:
     shares = dict(PHASE_SHARES)
     if mode == "off":
@@ -553,7 +628,21 @@ def _shares(opts: NightlyOptions, mode: str) -> dict[str, float]:
         shares = {k: shares[k] for k in order if k in shares}
     if not opts.minimize:
         shares["fuzzing"] += shares.pop("minimization")
+    extra = {}
+    if opts.coverage and coverage_available():
+        extra["coverage"] = COVERAGE_SHARE
+    if _mutants_on(opts):
+        extra["mutants"] = MUTANTS_SHARE
+    if extra:
+        shares["fuzzing"] -= sum(extra.values())
+        order = [k for k in shares if k in ("fuzzing", "properties")]
+        shares = {**{k: shares[k] for k in order}, **extra,
+                  **{k: v for k, v in shares.items() if k not in order}}
     return shares
+
+
+def _mutants_on(opts: NightlyOptions) -> bool:
+    return opts.budget_s >= MUTANTS_MIN_BUDGET_S if opts.mutants is None else opts.mutants
 
 
 def run_nightly(layout: Layout, opts: NightlyOptions, stream: IO[str] = sys.stderr) -> int:
@@ -597,9 +686,25 @@ def run_nightly(layout: Layout, opts: NightlyOptions, stream: IO[str] = sys.stde
             startup = min(slot / 2, max(0.5, row["duration_s"] - fuzzed + startup))
         rows.append(row)
     clock.end()
-    props, cases = _run_properties(opts, layout, mode, clock.begin("properties"), stream) \
+    cov_data = opts.report_dir / "logs" / ".coverage" if "coverage" in clock.planned else None
+    props, cases = _run_properties(opts, layout, mode, clock.begin("properties"), stream,
+                                   cov_data) \
         if "properties" in clock.planned else _run_properties(opts, layout, "off", 0.0, stream)
     clock.end()
+    if cov_data is not None:
+        coverage = _run_coverage(opts, layout, cov_data, clock.begin("coverage"), stream)
+        clock.end()
+    else:
+        coverage = _coverage_off("off" if not opts.coverage else "unavailable (install the "
+                                 "harness extra: coverage)")
+    mutants: dict[str, Any] = {"status": "off", "killed": 0, "total": 0, "survivors": []}
+    if "mutants" in clock.planned:
+        from pcfuzz.fuzz._mutants import run_mutants
+
+        end = clock.begin("mutants")
+        mutants = run_mutants(budget_s=max(0.0, end - time.monotonic() - 2.0), stream=stream,
+                              env=subprocess_env(layout))
+        clock.end()
     if opts.minimize:
         end = clock.begin("minimization")
         for n, (target, row) in enumerate(zip(targets, rows, strict=True)):
@@ -635,6 +740,8 @@ def run_nightly(layout: Layout, opts: NightlyOptions, stream: IO[str] = sys.stde
         "phases": [],
         "targets": rows,
         "properties": props,
+        "coverage": coverage,
+        "mutants": mutants,
     }
     md = write_markdown(report, summary)  # first pass: a report exists even if cut short
     write_junit(report, summary, cases)
@@ -643,7 +750,9 @@ def run_nightly(layout: Layout, opts: NightlyOptions, stream: IO[str] = sys.stde
     summary["duration_s"] = round(time.monotonic() - clock.started, 1)
     summary["finished"] = _now()
     write_summary(report, summary)
-    md = write_markdown(report, summary)
+    history = opts.history or report.parent / "history.jsonl"
+    append_history(history, summary)
+    md = write_markdown(report, summary, history)
     sys.stdout.write(md.read_text(encoding="utf-8"))
     sys.stdout.flush()
     stream.write(

@@ -16,6 +16,9 @@ cost so that the whole suite fits the property share of the budget.
 - ``PCFUZZ_PROPERTY_MAX_EXAMPLES`` (int): a lower ceiling (``--properties quick``).
 - ``PCFUZZ_PROPERTY_COSTS`` (JSON file): seconds per example and per-test overhead by
   node id, read before the run and updated after it.
+- ``PCFUZZ_COVERAGE_DATA`` (coverage data file) and ``PCFUZZ_COVERAGE_SOURCE`` (the
+  ``contracts`` folder): line and branch coverage of the tests' run, from the end of
+  collection to the end of the session.
 - ``PCFUZZ_PROPERTY_REPORT`` (JSON file): written at the end, one entry per test:
   planned and run examples, seconds, result, ``hypothesis.event`` percentages, why
   hypothesis stopped.
@@ -100,6 +103,17 @@ def pytest_collection_modifyitems(
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
+    data = os.environ.get("PCFUZZ_COVERAGE_DATA")
+    if data:
+        # Measured from here, not from start-up: under a trace function collection takes
+        # twice as long. The module-level lines missed here are covered by the nightly's
+        # corpus replay, which imports every contract module under coverage.
+        import coverage
+
+        cov = coverage.Coverage(data_file=data + _worker_suffix(), branch=True,
+                                source=[os.environ["PCFUZZ_COVERAGE_SOURCE"]])
+        cov.start()
+        _state["coverage"] = cov
     deadline = os.environ.get("PCFUZZ_PROPERTY_DEADLINE")
     budget = os.environ.get("PCFUZZ_PROPERTY_BUDGET_S")
     if deadline:
@@ -202,6 +216,10 @@ def _summarize(stats: dict[str, Any]) -> dict[str, Any]:
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
+    cov = _state.pop("coverage", None)
+    if cov is not None:
+        cov.stop()
+        cov.save()
     tests: dict[str, Any] = _state["tests"]
     costs: dict[str, Any] = dict(_state["costs"])
     for nodeid, record in tests.items():

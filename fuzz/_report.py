@@ -19,7 +19,7 @@ from xml.sax.saxutils import escape
 from pcfuzz._data import fuzz_dir
 from pcfuzz.fuzz._libfuzzer import Sample
 
-__all__ = ["SCHEMA_PATH", "render_svg", "write_junit", "write_markdown", "write_summary"]
+__all__ = ["SCHEMA_PATH", "append_history", "render_svg", "render_trend_svg", "write_junit", "write_markdown", "write_summary"]
 
 SCHEMA_PATH = fuzz_dir() / "summary.schema.json"
 _MAX_POINTS = 600
@@ -39,8 +39,119 @@ def _kb(size: int) -> str:
     return f"{size / 1024:,.1f} KB" if size >= 1024 else f"{size} B"
 
 
-def write_markdown(report_dir: Path, summary: dict[str, Any]) -> Path:
-    """A person's view of ``summary.json``."""
+def append_history(path: Path, summary: dict[str, Any]) -> Path:
+    """Append tonight's ``summary.json`` as one line of ``path`` (JSON lines)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(summary, separators=(",", ":")) + "\n")
+    return path
+
+
+def trend_point(summary: dict[str, Any]) -> dict[str, float | None]:
+    """The figures charted across nights, from one summary."""
+    targets = summary.get("targets", [])
+    cov = summary.get("coverage") or {}
+    mut = summary.get("mutants") or {}
+    return {
+        "line %": cov.get("line_percent"),
+        "branch %": cov.get("branch_percent"),
+        "corpus files": float(sum(t["corpus_after"]["files"] for t in targets)),
+        "exec/s": float(sum(t["exec_per_s"] for t in targets)),
+        "kill %": (100.0 * mut["killed"] / mut["total"]) if mut.get("total") else None,
+    }
+
+
+def read_history(path: Path, last: int = 60) -> list[dict[str, Any]]:
+    out = []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return []
+    for line in text.splitlines()[-last:]:
+        try:
+            loaded = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(loaded, dict):
+            out.append(loaded)
+    return out
+
+
+def render_trend_svg(points: Sequence[dict[str, float | None]]) -> str:
+    """One small panel per figure, night by night (left to right)."""
+    names = ["line %", "branch %", "kill %", "corpus files", "exec/s"]
+    pw, ph, gap = 180, 70, 16
+    width, height = len(names) * (pw + gap) + gap, ph + 50
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+           f'font-family="sans-serif" font-size="10">',
+           f'<rect width="{width}" height="{height}" fill="white"/>']
+    for i, name in enumerate(names):
+        x0, y0 = gap + i * (pw + gap), 20
+        vals = [(n, p[name]) for n, p in enumerate(points) if p.get(name) is not None]
+        top = max([v for _, v in vals if v is not None] or [1.0]) or 1.0
+        if name.endswith("%"):
+            top = 100.0
+        out.append(f'<rect x="{x0}" y="{y0}" width="{pw}" height="{ph}" fill="none" stroke="#999"/>')
+        last = f"{vals[-1][1]:,.1f}" if vals else "-"
+        out.append(f'<text x="{x0}" y="{y0 - 6}">{escape(name)}: {last} (max {top:,.0f})</text>')
+        span = max(1, len(points) - 1)
+        coords = [(x0 + pw * n / span, y0 + ph - ph * float(v or 0) / top) for n, v in vals]
+        if len(coords) > 1:
+            d = "M" + "L".join(f"{x:.1f},{y:.1f}" for x, y in coords)
+            out.append(f'<path d="{d}" fill="none" stroke="#1f77b4" stroke-width="2"/>')
+        for x, y in coords:
+            out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.5" fill="#1f77b4"/>')
+        out.append(f'<text x="{x0}" y="{y0 + ph + 14}">{len(points)} nights</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def _coverage_lines(summary: dict[str, Any]) -> list[str]:
+    cov = summary.get("coverage")
+    if not cov:
+        return []
+    lines = ["", "## Rule coverage of contracts/", ""]
+    if cov.get("line_percent") is None:
+        return lines + [f"- not measured: {cov.get('status')}"]
+    lines += [
+        f"- over the property suite and a replay of the final corpora: lines "
+        f"**{cov['line_percent']}%**, branches **{cov['branch_percent']}%**",
+        "",
+        "| package | lines % | branches % | statements | branches |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    lines += [f"| {p['name']} | {p['line_percent']} | {p['branch_percent']} | {p['lines']} | "
+              f"{p['branches']} |" for p in cov["packages"]]
+    if cov.get("transitions"):
+        lines += ["", "Stream transitions (state --event-->) the replayed corpora took, per "
+                  "contract; the rows never taken are rules the night did not exercise:", ""]
+        for name, t in cov["transitions"].items():
+            lines.append(f"- {name}: {t['taken']}/{t['rows']} table rows taken "
+                         f"({t['inputs']} inputs)")
+            if t["never_taken"]:
+                lines.append("  - never taken: " + ", ".join(f"`{r}`" for r in t["never_taken"]))
+    return lines
+
+
+def _mutant_lines(summary: dict[str, Any]) -> list[str]:
+    mut = summary.get("mutants")
+    if not mut:
+        return []
+    lines = ["", "## Mutants (harness power)", ""]
+    if not mut.get("total"):
+        return lines + [f"- {mut.get('status')}"]
+    rate = 100.0 * mut["killed"] / mut["total"]
+    lines.append(f"- {mut['killed']}/{mut['total']} sampled mutants of contracts/ killed "
+                 f"(**{rate:.0f}%**); {len(mut['survivors'])} survived")
+    lines += [f"  - SURVIVED `{s['file']}:{s['line']}` {s['operator']}: "
+              f"`{s['change'].replace('`', '')}`" for s in mut["survivors"]]
+    return lines
+
+
+def write_markdown(
+    report_dir: Path, summary: dict[str, Any], history: Path | None = None
+) -> Path:
+    """A person's view of ``summary.json`` (and, with ``history``, the trend)."""
     lines = [
         "# pcfuzz nightly report",
         "",
@@ -139,6 +250,15 @@ def write_markdown(report_dir: Path, summary: dict[str, Any]) -> Path:
                 f"| `{row['name']}` | {row['result']} | {row['examples']} ({planned}) | "
                 f"{row['seconds']:.1f} | {events.replace('|', '/') or '-'} |"
             )
+    lines += _coverage_lines(summary) + _mutant_lines(summary)
+    if history is not None:
+        nights = read_history(history)
+        if nights:
+            trend = report_dir / "plots" / "trend.svg"
+            trend.parent.mkdir(parents=True, exist_ok=True)
+            trend.write_text(render_trend_svg([trend_point(n) for n in nights]), encoding="utf-8")
+            lines += ["", "## Trend", "", f"{len(nights)} nights in the history "
+                      "(coverage, kill rate, corpus size, exec/s): ![trend](plots/trend.svg)"]
     lines += ["", "Plots: " + ", ".join(f"[{t['name']}]({t['plot']})" for t in summary["targets"])]
     path = report_dir / "summary.md"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")

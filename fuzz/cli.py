@@ -12,6 +12,7 @@ triage and the regression store.
     pcfuzz show INPUT [--target T] [--json]
     pcfuzz bench [--quick] [--json FILE] [--markdown]
     pcfuzz check --contract CONTRACT FILE [--json]
+    pcfuzz mutants [--budget S] [--sample N] [--select FILE[:LINE]] [--json]
     pcfuzz conform --contract CONTRACT --adapter MODULE:FUNCTION [--budget S] [--strict] [--json]
 
 TARGET is a short name (``strict-json``; ``strict_json`` and ``fuzz_strict_json``
@@ -37,6 +38,8 @@ from pcfuzz.fuzz._conform import add_parser as add_conform_parser
 from pcfuzz.fuzz._conform import cmd_conform
 from pcfuzz.fuzz._drift import add_parser as add_drift_parser
 from pcfuzz.fuzz._drift import cmd_drift
+from pcfuzz.fuzz._mutants import add_parser as add_mutants_parser
+from pcfuzz.fuzz._mutants import cmd_mutants
 from pcfuzz.fuzz._targets import (
     Layout,
     LayoutError,
@@ -145,6 +148,9 @@ def cmd_nightly(layout: Layout, args: argparse.Namespace) -> int:
         hypothesis_db=args.hypothesis_db,
         minimize=not args.no_minimize,
         targets=args.target or [],
+        coverage=not args.no_coverage,
+        mutants=args.mutants,
+        history=Path(args.history).resolve() if args.history else None,
     )
     return run_nightly(layout, opts)
 
@@ -182,7 +188,9 @@ def cmd_triage(layout: Layout, args: argparse.Namespace) -> int:
 
     directory = Path(args.dir).resolve()  # replay runs in the fuzz dir: no relative paths
     if not directory.is_dir():
-        print(f"pcfuzz triage: no such directory: {args.dir}", file=sys.stderr)
+        what = "a file, not a directory" if directory.is_file() else "nothing there"
+        print(f"pcfuzz triage: no such directory: {args.dir} ({what}; resolved to "
+              f"{directory}); pass the directory of crash artifacts", file=sys.stderr)
         return 2
     target = resolve(layout, args.target) if args.target else _infer_target(layout, directory)
     if target is None:
@@ -248,7 +256,8 @@ def cmd_promote(layout: Layout, args: argparse.Namespace) -> int:
     target = resolve(layout, args.target)
     artifact = Path(args.artifact).resolve()
     if not artifact.is_file():
-        print(f"pcfuzz promote: no such input file: {args.artifact}", file=sys.stderr)
+        print(f"pcfuzz promote: no such input file: {args.artifact} (resolved to {artifact})",
+              file=sys.stderr)
         return 2
     (outcome,) = replay(target, [artifact])
     if outcome.crash is None:
@@ -342,7 +351,8 @@ def cmd_show(layout: Layout, args: argparse.Namespace) -> int:
 
     path = Path(args.input).resolve()
     if not path.is_file():
-        print(f"pcfuzz show: no such input file: {path}", file=sys.stderr)
+        print(f"pcfuzz show: no such input file: {args.input} (resolved to {path})",
+              file=sys.stderr)
         return 2
     target = resolve(layout, args.target) if args.target else _infer_target(layout, path)
     if target is None:
@@ -371,7 +381,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("list", help="targets, corpus sizes, last run figures")
 
     p = sub.add_parser("fuzz", help="one campaign of one target")
-    p.add_argument("target")
+    p.add_argument("target", help="target name (see pcfuzz list)")
     p.add_argument("--time", type=float, default=60, help="seconds (default 60)")
     p.add_argument("--jobs", type=int, default=1, help="libFuzzer -fork=N when N > 1")
     p.add_argument("--timeout", type=int, help="per-input timeout in seconds (default: options or 10)")
@@ -382,7 +392,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("nightly", help="every target, the property suite, minimization, report")
     p.add_argument("--budget", type=float, default=600, help="total seconds (default 600)")
-    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--jobs", type=int, default=1,
+                   help="parallel libFuzzer jobs and pytest workers (default 1)")
     p.add_argument("--report", default="reports/latest", help="report directory")
     p.add_argument("--properties", choices=["auto", "quick", "full", "off"], default="auto",
                    help="property suite: every property test, examples sized from its "
@@ -392,28 +403,39 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds for the property suite (default: 30%% of the budget)")
     p.add_argument("--property-tests", nargs="*", help="pytest paths (default: a checkout's tests/; installed: none, off)")
     p.add_argument("--hypothesis-db", help="example database directory (CI caches it)")
-    p.add_argument("--no-minimize", action="store_true")
+    p.add_argument("--no-minimize", action="store_true",
+                   help="skip the corpus minimization phase (its share goes to fuzzing)")
     p.add_argument("--target", action="append", help="only these targets (repeatable)")
+    p.add_argument("--no-coverage", action="store_true",
+                   help="skip line/branch coverage of contracts/ and the transition replay")
+    p.add_argument("--mutants", action=argparse.BooleanOptionalAction, default=None,
+                   help="run the mutants phase (default: on from a 300 s budget)")
+    p.add_argument("--history", help="JSON-lines file each night's summary is appended to "
+                   "(default: REPORT/../history.jsonl)")
 
     p = sub.add_parser("minimize", help="merge-minimize corpora, keeping every feature")
-    p.add_argument("target", nargs="*")
+    p.add_argument("target", nargs="*", help="target names (default: every target)")
     p.add_argument("--seeds", action="store_true",
                    help="minimize the committed seed corpus (merging in the working corpus)")
 
     p = sub.add_parser("triage", help="group crash artifacts by fingerprint, minimize each")
-    p.add_argument("dir")
-    p.add_argument("--target")
+    p.add_argument("dir", help="directory of crash artifacts (relative paths work)")
+    p.add_argument("--target", help="target name (default: from a fuzz_<name> folder in DIR)")
     p.add_argument("--out", help="where minimized inputs go (default DIR/minimized)")
-    p.add_argument("--no-minimize", action="store_true")
-    p.add_argument("--minimize-time", type=float, default=20)
+    p.add_argument("--no-minimize", action="store_true",
+                   help="group only; do not minimize each crash")
+    p.add_argument("--minimize-time", type=float, default=20,
+                   help="seconds to minimize each crash (default 20)")
 
     p = sub.add_parser("promote", help="put a crash input into the regression store")
-    p.add_argument("artifact")
-    p.add_argument("--target", required=True)
+    p.add_argument("artifact", help="the crashing input file (relative paths work)")
+    p.add_argument("--target", required=True, help="target name the input crashes")
     p.add_argument("--expect-crash", action="store_true",
                    help="known open bug: pytest replays it as strict xfail")
-    p.add_argument("--no-minimize", action="store_true")
-    p.add_argument("--minimize-time", type=float, default=20)
+    p.add_argument("--no-minimize", action="store_true",
+                   help="store the input as it is, unminimized")
+    p.add_argument("--minimize-time", type=float, default=20,
+                   help="seconds to minimize it (default 20)")
 
     p = sub.add_parser(
         "show", help="decode one input into what the target ran (events, SSE, URL, JSON)"
@@ -424,7 +446,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="one JSON object per recorded call instead of the readable view")
 
     p = sub.add_parser("replay", help="run corpora and regressions without fuzzing")
-    p.add_argument("target", nargs="*")
+    p.add_argument("target", nargs="*", help="target names (default: every target)")
     p.add_argument("--update", action="store_true",
                    help="flip fixed known-crash regressions to expect pass")
 
@@ -435,6 +457,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_check_parser(sub)
     add_drift_parser(sub)
     add_conform_parser(sub)
+    add_mutants_parser(sub)
     return parser
 
 
@@ -457,6 +480,7 @@ COMMANDS = {
     "check": cmd_check,
     "drift": cmd_drift,
     "conform": cmd_conform,
+    "mutants": cmd_mutants,
 }
 
 

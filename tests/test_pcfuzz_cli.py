@@ -471,7 +471,10 @@ def test_nightly_ends_within_its_budget_and_runs_every_property_test(
     assert took <= 30 + BUDGET_SLACK_S, took
     summary = json.loads((report / "summary.json").read_text())
     phases = {p["name"]: p for p in summary["phases"]}
-    assert set(phases) == {"fuzzing", "properties", "minimization", "report"}
+    assert set(phases) - {"coverage"} == {"fuzzing", "properties", "minimization", "report"}
+    assert "mutants" not in phases  # off by default under 300 s
+    assert summary["coverage"]["status"] in ("measured", "off") or \
+        summary["coverage"]["status"].startswith(("unavailable", "no data", "failed"))
     assert sum(p["planned_s"] for p in phases.values()) == pytest.approx(30, abs=0.5)
     assert all(p["used_s"] <= p["planned_s"] + BUDGET_SLACK_S for p in phases.values()), phases
     props_info = summary["properties"]
@@ -508,3 +511,20 @@ def test_nightly_reports_a_target_that_cannot_run_as_an_error(toy: Path, tmp_pat
     junit = ET.parse(report / "junit.xml").getroot()
     (case,) = [c for c in junit.iter("testcase") if c.get("name") == "broken"]
     assert case.find("error") is not None
+
+
+def test_every_argument_of_every_subcommand_has_help() -> None:
+    import argparse
+
+    from pcfuzz.fuzz.cli import build_parser
+
+    parser = build_parser()
+    missing = []
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name, p in [("pcfuzz", parser), *sub.choices.items()]:
+        for action in p._actions:
+            if isinstance(action, argparse._HelpAction | argparse._SubParsersAction):
+                continue
+            if not action.help:
+                missing.append(f"{name} {'/'.join(action.option_strings) or action.dest}")
+    assert missing == [], missing

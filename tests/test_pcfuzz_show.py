@@ -62,6 +62,9 @@ def test_show_and_triage_accept_relative_paths_and_name_missing_ones(
     assert main(["triage", "fuzz_strict_json", "--no-minimize"]) == 0
     assert "no longer crashes" in capsys.readouterr().out
     assert main(["triage", "no/such/dir"]) == 2
-    assert "no such directory: no/such/dir" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "no such directory: no/such/dir (nothing there" in err and str(tmp_path) in err
+    assert main(["triage", os.path.join("fuzz_strict_json", "crash-1")]) == 2
+    assert "a file, not a directory" in capsys.readouterr().err
     assert main(["show", "no-such-file", "--target", "sse"]) == 2
     assert "no such input file" in capsys.readouterr().err

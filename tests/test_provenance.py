@@ -931,3 +931,14 @@ _WHATWG_EDITS = st.sampled_from(
      " ", "\t", "\n", "\r", "\x00", "\x7f", "\u00a0", "\uff0e", "\u3002", "\u0430",
      "\u202e", "~", "!", "$", "&", "(", ")", "*", "+", ",", "=", "[", "]", "A", "0x"]
 )
+
+
+def test_a_huge_int_provider_is_a_source_url_error() -> None:
+    # repr() of an int past the interpreter's digit limit raises ValueError; the message
+    # shows a bounded preview instead (found by the hostile-arguments property)
+    from pcfuzz.contracts.errors import SourceURLError
+    from pcfuzz.contracts.provenance import validate_source_url
+
+    with pytest.raises(SourceURLError, match="unknown provider") as info:
+        validate_source_url("https://platform.openai.com/docs", provider=10**5000)
+    assert info.value.where == "provider"

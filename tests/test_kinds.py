@@ -1,0 +1,24 @@
+"""The shared value kinds (``contracts/_kinds.py``), from a surviving mutant: a
+``number`` is a finite float or an int64 (``and`` -> ``or`` let NaN and the
+infinities through)."""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import event, given
+from hypothesis import strategies as st
+
+from pcfuzz.contracts._kinds import kind_ok
+
+
+def test_non_finite_floats_are_not_numbers() -> None:
+    for value in (math.inf, -math.inf, math.nan):
+        assert not kind_ok(value, "number"), value
+    assert kind_ok(1.5, "number") and kind_ok(-0.0, "number") and kind_ok(3, "number")
+
+
+@given(value=st.floats())
+def test_a_float_is_a_number_exactly_when_finite(value: float) -> None:
+    event("finite" if math.isfinite(value) else "non-finite")
+    assert kind_ok(value, "number") is math.isfinite(value)
