@@ -220,6 +220,19 @@ def _structured_mode(data: bytes) -> None:
     _check_turn(stream.close())
 
 
+_TRUNCATING = frozenset({"max_tokens", "model_context_window_exceeded"})
+
+
+def _whole_object(text: str) -> dict[str, Any] | None:
+    """``text`` parsed with the standard library when it is one JSON object (the oracle's
+    own reading, independent of the contract's strict loader)."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if type(value) is dict else None
+
+
 def _check(condition: bool, message: str) -> None:
     if not condition:
         raise AssertionError(message)
@@ -237,13 +250,24 @@ def _check_turn(turn: Any) -> None:
     by_id = {b["id"]: b for b in client}
     for call in turn.calls:
         _check(call.arguments == by_id[call.call_id]["input"], "arguments differ from the block")
+    # A block a truncating message_delta cut open (seed line 190) is replayed as
+    # streamed: nothing streamed keeps the start input ({}), a whole object is
+    # replayed as sent, anything else wrapped; it never has arguments.
+    cut = turn.stop_reason in _TRUNCATING
     for rc in turn.recovery_calls:
+        replayed = by_id[rc.call_id]["input"]
         if rc.partial_json is not None:
-            _check(by_id[rc.call_id]["input"] == {"INVALID_JSON": rc.partial_json},
+            whole = _whole_object(rc.partial_json) if cut else None
+            _check(replayed == {"INVALID_JSON": rc.partial_json}
+                   or (whole is not None and replayed == whole),
                    "incomplete input must be replayed wrapped, unrepaired")
             _check(rc.arguments is None, "incomplete input must not have arguments")
+        elif rc.arguments is None:
+            _check(cut and replayed == {},
+                   "a recovery call without arguments or input text must be a block cut "
+                   "open by a truncation before any input was streamed")
         else:
-            _check(rc.arguments == by_id[rc.call_id]["input"], "recovery arguments differ")
+            _check(rc.arguments == replayed, "recovery arguments differ")
     for b in client:
         caller = b.get("caller")
         _check(caller is None or caller.get("type") == "direct", "non-direct caller accepted")
