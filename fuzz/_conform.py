@@ -24,6 +24,7 @@ import hashlib
 import importlib
 import importlib.util
 import json
+import os
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -50,6 +51,11 @@ Adapter = Callable[[Any], Any]
 INPUTS = ("events", "sse")
 REGRESSION_FORMAT = "pcfuzz-conform-regression/1"
 DEFAULT_REGRESSIONS = "conform-regressions"
+#: Where hypothesis keeps its own cache (constants, unicode data) during ``pcfuzz
+#: conform``, relative to the current directory, beside pcfuzz's other work files:
+#: hypothesis would otherwise create ``.hypothesis/`` in the user's directory. The
+#: ``HYPOTHESIS_STORAGE_DIRECTORY`` variable, when set, wins.
+HYPOTHESIS_HOME = Path(".pcfuzz") / "hypothesis"
 
 
 class UsageError(Exception):
@@ -548,6 +554,20 @@ def add_parser(sub: Any) -> None:
 
 def cmd_conform(layout: Any, args: argparse.Namespace) -> int:
     """Run the kit; 0 nothing failed, 1 violations, 2 usage error."""
+    from hypothesis import configuration
+
+    # hypothesis keeps the home directory in a module global with no getter; restore
+    # it afterwards so an in-process caller (a test, a notebook) is left as it was.
+    previous = getattr(configuration, "__hypothesis_home_directory", None)
+    if not os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY"):
+        configuration.set_hypothesis_home_dir(HYPOTHESIS_HOME.resolve())
+    try:
+        return _cmd_conform(args)
+    finally:
+        configuration.set_hypothesis_home_dir(previous)
+
+
+def _cmd_conform(args: argparse.Namespace) -> int:
     try:
         adapter = load_adapter(args.adapter)
         regressions = None if args.regressions == "none" else Path(args.regressions)

@@ -245,6 +245,35 @@ def test_pcfuzz_conform_exit_statuses(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "argument --contract: invalid choice: 'nope'" in capsys.readouterr().err
 
 
+def test_conform_keeps_hypothesis_files_out_of_the_users_directory(tmp_path: Path) -> None:
+    # Run as a user would, in a fresh process from an empty directory: hypothesis'
+    # own cache goes under .pcfuzz/, never into a stray .hypothesis/ there.
+    env = {k: v for k, v in os.environ.items() if k != "HYPOTHESIS_STORAGE_DIRECTORY"}
+    run = subprocess.run(
+        [sys.executable, "-m", "pcfuzz", "conform", "--contract", "openai-chat", "--adapter",
+         "pcfuzz.fuzz.adapters:openai_chat", "--budget", "0.5", "--family", "valid",
+         "--regressions", "none"],
+        cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".pcfuzz"]
+    assert (tmp_path / ".pcfuzz" / "hypothesis").is_dir()
+
+
+def test_conform_restores_hypothesis_home_for_an_in_process_caller(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from hypothesis import configuration
+
+    monkeypatch.delenv("HYPOTHESIS_STORAGE_DIRECTORY", raising=False)
+    before = configuration.storage_directory("x", intent_to_write=False).path
+    monkeypatch.chdir(tmp_path)
+    assert main(["conform", "--contract", "openai-chat", "--adapter",
+                 "pcfuzz.fuzz.adapters:openai_chat", "--budget", "0.2", "--family", "valid",
+                 "--regressions", "none"]) == 0
+    capsys.readouterr()
+    assert configuration.storage_directory("x", intent_to_write=False).path == before
+
+
 def test_long_families_print_progress_while_they_run(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_conform, "HEARTBEAT_S", 0.0)  # a progress line at every example
     said: list[str] = []
