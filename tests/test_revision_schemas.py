@@ -22,6 +22,8 @@ from jsonschema import Draft7Validator
 
 from pcfuzz.contracts import anthropic_messages, gemini_interactions, openai_chat, openai_responses
 from pcfuzz.contracts.fixtures import load_fixture
+from pcfuzz.contracts.sse import decode_sse
+from pcfuzz.contracts.wire import sse_to_events
 from pcfuzz.strategies import anthropic_messages as am_gen
 from pcfuzz.strategies import gemini_interactions as gi_gen
 from pcfuzz.strategies import openai_chat as oc_gen
@@ -36,7 +38,7 @@ from pcfuzz.strategies.revision_schemas import (
     schema_dir,
     schema_name,
 )
-from pcfuzz.strategies.wire_fixtures import golden_paths
+from pcfuzz.strategies.wire_fixtures import golden_paths, wire_path
 
 LATER = REVISIONS[1:]
 CURRENT = "2026-12-01"
@@ -75,7 +77,13 @@ def assert_valid(contract: str, revision: str, events: list[Any]) -> None:
 
 
 def fixture_events(contract: str, revision: str) -> list[list[Any]]:
-    return [list(load_fixture(path).events) for path in golden_paths(contract, revision)]
+    """The events of every typed fixture of the revision, and of its wire fixture (the
+    SSE bytes decoded as ``contracts.wire`` hands them to the parser)."""
+    streams = [list(load_fixture(path).events) for path in golden_paths(contract, revision)]
+    sse = load_fixture(wire_path(contract, revision)).sse
+    assert sse is not None
+    streams.append(list(sse_to_events(contract, decode_sse(sse))))
+    return streams
 
 
 # --- the files ---------------------------------------------------------------------------
