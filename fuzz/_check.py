@@ -94,6 +94,15 @@ _CALL_FIELDS: dict[str, frozenset[str]] = {
     "gemini-interactions": frozenset(
         {"type", "id", "name", "call_id", "arguments", "signature"}),
 }
+#: The call fields a later revision's SDK types add (revision 2026-12-01: openai 3.57.0
+#: ResponseFunctionToolCall.async, anthropic 2.15.0 ToolUseBlock.toolset_name): kept
+#: by the parser like any optional field, and not unknown under that revision.
+_NEW_CALL_FIELDS: dict[str, dict[str, frozenset[str]]] = {
+    "2026-12-01": {
+        "openai-responses": frozenset({"async"}),
+        "anthropic-messages": frozenset({"toolset_name"}),
+    },
+}
 
 
 def _call_objects(contract: str, turn: Any) -> list[tuple[str, Any]]:
@@ -119,6 +128,7 @@ def _unknown_fields(contract: str, turn: Any) -> list[str]:
     known = _CALL_FIELDS.get(contract)
     if known is None:
         return []
+    known = known | _NEW_CALL_FIELDS.get(turn.revision, {}).get(contract, frozenset())
     return [f"{path}.{key}" for path, obj in _call_objects(contract, turn)
             if isinstance(obj, dict) for key in obj if key not in known]
 

@@ -252,6 +252,35 @@ def test_unknown_fields_on_a_call_are_listed() -> None:
     assert check_bytes("anthropic-messages", wire_bytes("anthropic-messages")).unknown_fields == []
 
 
+@pytest.mark.parametrize(("contract", "field", "value"), [
+    ("openai-responses", "async", False),      # openai 3.57.0 ResponseFunctionToolCall
+    ("anthropic-messages", "toolset_name", "orders"),  # anthropic 2.15.0 ToolUseBlock
+])
+def test_a_call_field_of_the_current_sdk_is_unknown_only_under_the_pinned_revision(
+        contract: str, field: str, value: Any) -> None:
+    events = copy.deepcopy(golden_events(contract, "2026-12-01"))
+    for ev in events:
+        if contract == "openai-responses" and ev["type"] in (
+                "response.output_item.added", "response.output_item.done") \
+                and ev["item"]["type"] == "function_call":
+            ev["item"][field] = value
+        if contract == "openai-responses" and ev["type"] == "response.completed":
+            for item in ev["response"]["output"]:
+                if item["type"] == "function_call":
+                    item[field] = value
+        if contract == "openai-responses" and ev["type"] == "response.function_call_arguments.done":
+            ev["name"] = "lookup_order"  # the pinned shape, so the pinned revision parses it
+        if contract == "anthropic-messages" and ev["event"] == "content_block_start" \
+                and ev["data"]["content_block"]["type"] == "tool_use":
+            ev["data"]["content_block"][field] = value
+    lines = b"".join(json.dumps(e).encode() + b"\n" for e in events)
+    current = check_bytes(contract, lines, format="jsonl", revision="2026-12-01")
+    assert current.ok and current.unknown_fields == []
+    pinned = check_bytes(contract, lines, format="jsonl", revision=PINNED)
+    assert pinned.ok and pinned.unknown_fields
+    assert all(path.endswith(f".{field}") for path in pinned.unknown_fields)
+
+
 def test_fixture_of_another_contract_or_unknown_names_are_usage_errors() -> None:
     with pytest.raises(UsageError):
         check_bytes("openai-chat", wire_path("openai-responses").read_bytes(), format="fixture")
