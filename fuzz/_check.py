@@ -1,6 +1,7 @@
 """``pcfuzz check``: a verdict on one captured turn.
 
     pcfuzz check --contract CONTRACT FILE [--json] [--format auto|sse|jsonl|fixture]
+                 [--revision REVISION]
 
 FILE is raw SSE bytes (``.sse``, ``.txt``), JSON lines of parser events (``.jsonl``),
 a ``pcfuzz-fixture/1`` file (``.json``; a ``wire-sse-bytes`` fixture is checked as
@@ -13,9 +14,15 @@ that the first violation is located as an SSE event index and a byte offset. Onl
 :class:`~contracts.errors.ContractError` is caught: any other exception is a bug and
 propagates (the byte-level fuzz targets run :func:`check_bytes` and crash on it).
 
+The contract revision: ``--revision`` when given; otherwise a fixture is parsed under
+its own ``contract_revision`` (so every shipped fixture is checked under the revision
+it was recorded for) and raw SSE or JSON lines under the contract's default, the
+newest shipped revision. A capture of today's shape checked with
+``--revision 2026-07-21`` is rejected with a message naming the drift.
+
 Exit status: 0 for a complete valid turn, 1 for a contract violation or a truncated
-stream, 2 for usage errors (unknown contract, missing or unreadable file, a fixture of
-another contract).
+stream, 2 for usage errors (unknown contract or revision, missing or unreadable file,
+a fixture of another contract).
 """
 
 from __future__ import annotations
@@ -36,8 +43,8 @@ from pcfuzz.contracts.sse import SSEDecoder, SSEEvent
 from pcfuzz.contracts.strict_json import loads
 from pcfuzz.contracts.wire import CONTRACTS, sse_to_events
 
-__all__ = ["FORMATS", "MAX_INPUT_BYTES", "UsageError", "Verdict", "check_bytes", "add_parser",
-           "cmd_check"]
+__all__ = ["FORMATS", "MAX_INPUT_BYTES", "REVISIONS", "UsageError", "Verdict", "check_bytes",
+           "add_parser", "cmd_check"]
 
 FORMATS = ("auto", "sse", "jsonl", "fixture")
 #: A capture larger than this is a usage error (it is not read whole into memory).
@@ -60,6 +67,15 @@ _PARSE: dict[str, Callable[..., Any]] = {
     "openai-chat": openai_chat.parse_events,
 }
 
+_MODULES: dict[str, Any] = {
+    "openai-responses": openai_responses,
+    "anthropic-messages": anthropic_messages,
+    "gemini-interactions": gemini_interactions,
+    "openai-chat": openai_chat,
+}
+#: Every contract revision some contract ships (each contract's ``REVISIONS``).
+REVISIONS: tuple[str, ...] = tuple(sorted({r for m in _MODULES.values() for r in m.REVISIONS}))
+
 _STATUS: dict[str, Callable[[Any], Any]] = {
     "openai-responses": lambda turn: turn.status,
     "anthropic-messages": lambda turn: turn.stop_reason,
@@ -77,6 +93,15 @@ _CALL_FIELDS: dict[str, frozenset[str]] = {
     "anthropic-messages": frozenset({"type", "id", "name", "input", "caller"}),
     "gemini-interactions": frozenset(
         {"type", "id", "name", "call_id", "arguments", "signature"}),
+}
+#: The call fields a later revision's SDK types add (revision 2026-12-01: openai 3.57.0
+#: ResponseFunctionToolCall.async, anthropic 2.15.0 ToolUseBlock.toolset_name): kept
+#: by the parser like any optional field, and not unknown under that revision.
+_NEW_CALL_FIELDS: dict[str, dict[str, frozenset[str]]] = {
+    "2026-12-01": {
+        "openai-responses": frozenset({"async"}),
+        "anthropic-messages": frozenset({"toolset_name"}),
+    },
 }
 
 
@@ -103,6 +128,7 @@ def _unknown_fields(contract: str, turn: Any) -> list[str]:
     known = _CALL_FIELDS.get(contract)
     if known is None:
         return []
+    known = known | _NEW_CALL_FIELDS.get(turn.revision, {}).get(contract, frozenset())
     return [f"{path}.{key}" for path, obj in _call_objects(contract, turn)
             if isinstance(obj, dict) for key in obj if key not in known]
 
@@ -125,7 +151,8 @@ class Verdict:
 
     ``terminal``: the contract's terminal event arrived, the stream ended cleanly and
     the parser returned a Turn (only then are ``calls`` executable). ``status``: the
-    provider's stop reason or status of that Turn (``None`` otherwise). ``events``:
+    provider's stop reason or status of that Turn (``None`` otherwise). ``revision``:
+    the contract revision the capture was parsed under. ``events``:
     SSE events (or JSON lines) handed to the parser. ``violation``: ``None`` or
     ``{"error", "message", "event_index", "byte_offset"}`` for the first violation;
     ``event_index`` is the SSE event (or JSON line, 0-based) being handled, the
@@ -180,8 +207,9 @@ class Verdict:
         lines.append(f"  terminal: {'yes' if self.terminal else 'no'}")
         if self.terminal:
             lines.append(f"  status:   {self.status}")
-            if self.revision is not None:
-                lines.append(f"  revision: {self.revision}")
+        if self.revision is not None:
+            lines.append(f"  revision: {self.revision}")
+        if self.terminal:
             lines.append(f"  digest:   {self.digest}")
         lines.append(f"  calls:    {len(self.calls)} executable")
         for call in self.calls:
@@ -306,18 +334,24 @@ def _sniff(data: bytes) -> str:
 
 
 def check_bytes(contract: str, data: bytes, *, format: str = "sse",
-                source: str = "<bytes>") -> Verdict:
+                source: str = "<bytes>", revision: str | None = None) -> Verdict:
     """Check ``data`` as one turn of ``contract``; return the :class:`Verdict`.
 
     ``format``: ``sse``, ``jsonl``, ``fixture`` or ``auto`` (sniffed as for stdin).
+    ``revision``: the contract revision to parse under; ``None``: a fixture's own
+    ``contract_revision``, else the contract's default (newest) revision.
     Never raises a :class:`ContractError` (it becomes the verdict's violation); an
-    unknown ``contract`` or ``format``, or a fixture of another contract, is a
-    :class:`UsageError`. Any other exception is a bug and propagates.
+    unknown ``contract``, ``format`` or ``revision``, or a fixture of another
+    contract, is a :class:`UsageError`. Any other exception is a bug and propagates.
     """
     if contract not in CONTRACTS:
         raise UsageError(f"unknown contract {contract!r}; known: {', '.join(CONTRACTS)}")
     if format not in FORMATS:
         raise UsageError(f"unknown format {format!r}; known: {', '.join(FORMATS)}")
+    known = _MODULES[contract].REVISIONS
+    if revision is not None and revision not in known:
+        raise UsageError(f"unknown revision {revision!r} of {contract}; "
+                         f"known: {', '.join(sorted(known))}")
     if format == "auto":
         format = _sniff(data)
     verdict = Verdict(contract=contract, source=source, format=format)
@@ -330,6 +364,8 @@ def check_bytes(contract: str, data: bytes, *, format: str = "sse",
             return verdict
         if fixture.contract != contract:
             raise UsageError(f"{source} is a fixture of {fixture.contract}, not {contract}")
+        if revision is None:
+            revision = fixture.contract_revision
         if fixture.projection_layer == WIRE_LAYER and fixture.sse is not None:
             data, verdict.format = fixture.sse, "fixture (wire-sse-bytes)"
             events: Iterator[Any] = _sse_source(contract, data, cursor)
@@ -340,8 +376,9 @@ def check_bytes(contract: str, data: bytes, *, format: str = "sse",
         events = _jsonl_source(contract, data, cursor)
     else:
         events = _sse_source(contract, data, cursor)
+    verdict.revision = _MODULES[contract].REVISION if revision is None else revision
     try:
-        turn = _PARSE[contract](events)
+        turn = _PARSE[contract](events, revision=verdict.revision)
     except ContractError as exc:
         verdict.events = cursor.handed
         if cursor.in_decoder:
@@ -387,6 +424,10 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--format", choices=FORMATS, default="auto",
                    help="how to read FILE (default auto: by suffix; stdin and other "
                         "suffixes are sniffed)")
+    p.add_argument("--revision", choices=REVISIONS, default=None,
+                   help="the contract revision to parse under (default: a fixture's own "
+                        "contract_revision; raw SSE and JSON lines: the contract's "
+                        "newest shipped revision)")
 
 
 def _read(path: str) -> bytes:
@@ -413,7 +454,8 @@ def cmd_check(layout: Any, args: argparse.Namespace) -> int:
         return 2
     try:
         verdict = check_bytes(args.contract, data, format=fmt,
-                              source="<stdin>" if path == "-" else path)
+                              source="<stdin>" if path == "-" else path,
+                              revision=args.revision)
     except UsageError as exc:
         print(f"pcfuzz check: {exc}", file=sys.stderr)
         return 2

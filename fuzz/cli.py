@@ -11,7 +11,7 @@ triage and the regression store.
     pcfuzz replay [TARGET ...] [--update]
     pcfuzz show INPUT [--target T] [--json]
     pcfuzz bench [--quick] [--json FILE] [--markdown]
-    pcfuzz check --contract CONTRACT FILE [--json]
+    pcfuzz check --contract CONTRACT FILE [--json] [--revision REVISION]
     pcfuzz mutants [--budget S] [--sample N] [--select FILE[:LINE]] [--json]
     pcfuzz conform --contract CONTRACT --adapter MODULE:FUNCTION [--budget S] [--strict] [--json]
 

@@ -6,8 +6,9 @@ loaded without and then with ``allow_local_source_urls=True``. Only ``FixtureErr
 may escape the loader. The oracle:
 
 - the opt-in only opens: a document accepted without it is accepted, equal, with it;
-- an accepted fixture declares exactly the metadata the format documentation pins
-  for its contract (an independent table, not the loader's), has a non-empty list
+- an accepted fixture declares a contract revision the format documents and exactly
+  the metadata the documentation pins for its contract at that revision (an
+  independent table, not the loader's), has a non-empty list
   of object events (or, in the ``wire-sse-bytes`` layer, no events and raw SSE
   bytes that ``strategies.sse.reference_decode`` decodes to at least one event
   without error), and every source re-parsed by ``urllib.parse.urlsplit`` is on
@@ -29,7 +30,7 @@ with atheris.instrument_imports():
     from pcfuzz.contracts.fixtures import Fixture, load_fixture_bytes
 
 # Harness code (independent models); not instrumented.
-from pcfuzz.strategies.fixture_docs import EXPECTED, REVISION
+from pcfuzz.strategies.fixture_docs import EXPECTED, EXPECTED_BY_REVISION
 from pcfuzz.strategies.source_urls import accepted_url_problem
 from pcfuzz.strategies.sse import reference_decode
 
@@ -38,19 +39,22 @@ WIRE_LAYER = "wire-sse-bytes"
 
 def check_fixture(fixture: Fixture, allow_local: bool) -> None:
     """Raise ``RuntimeError`` if an accepted fixture breaks a documented rule."""
-    exp = EXPECTED.get(fixture.contract)
-    if exp is None:
+    if fixture.contract not in EXPECTED:
         raise RuntimeError(f"accepted unknown contract {fixture.contract!r}")
+    pins = EXPECTED_BY_REVISION.get(fixture.contract_revision)
+    if pins is None:
+        raise RuntimeError(f"accepted undocumented revision {fixture.contract_revision!r}")
+    exp = pins[fixture.contract]
     wire = fixture.projection_layer == WIRE_LAYER
     declared = (
         fixture.provider, fixture.api_family, fixture.api_version,
         exp.projection_layer if wire else fixture.projection_layer,
-        fixture.sdk_package, fixture.sdk_version, fixture.contract_revision,
+        fixture.sdk_package, fixture.sdk_version,
         fixture.api_family_stability, fixture.model_stability,
     )
     pinned = (
         exp.provider, exp.api_family, exp.api_version, exp.projection_layer,
-        exp.sdk_package, exp.sdk_version, REVISION,
+        exp.sdk_package, exp.sdk_version,
         exp.api_family_stability, exp.model_stability,
     )
     if declared != pinned:

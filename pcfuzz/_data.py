@@ -40,7 +40,8 @@ def fuzz_dir() -> Path:
 
 
 def fixtures_dir() -> Path:
-    """The shipped fixtures: ``<contract>.json``, ``wire/``, ``schemas/``."""
+    """The shipped fixtures: ``<contract>.json``, ``wire/``, ``schemas/`` (each later
+    contract revision in a ``<revision>`` folder beside the pinned files)."""
     return package_dir("pcfuzz.fixtures")
 
 

@@ -1,9 +1,11 @@
 """Fixture documents (format ``pcfuzz-fixture/1``) and their attack mutations.
 
-An independent model of the fixture format: the expected metadata per contract is
-written down here again from the format's documentation, never imported from
-``contracts.fixtures``, so a wrong pin in the loader fails a test instead of being
-copied into it.
+An independent model of the fixture format: the expected metadata per contract and
+per contract revision is written down here again from the format's documentation
+(``fixtures/README.md``), never imported from ``contracts.fixtures``, so a wrong pin in
+the loader fails a test instead of being copied into it. Every builder and strategy
+takes a ``revision`` (default: the pinned ``2026-07-21``; :func:`fixture_documents`
+draws one of :data:`REVISIONS`).
 
 Plain builders (:func:`valid_fixture_document`, :func:`render_fixture`) serve the
 example tests; hypothesis strategies (:func:`fixture_documents`,
@@ -15,7 +17,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from hypothesis import strategies as st
@@ -33,11 +35,14 @@ __all__ = [
     "CONTRACTS",
     "DOCUMENT_KEYS",
     "EXPECTED",
+    "EXPECTED_BY_REVISION",
     "ExpectedContract",
     "FixtureMutation",
     "MUTATIONS",
     "MUTATION_NAMES",
     "REVISION",
+    "REVISIONS",
+    "expected",
     "fixture_documents",
     "fixture_json_schema",
     "fixture_source_urls",
@@ -86,26 +91,48 @@ EXPECTED: dict[str, ExpectedContract] = {
 }
 CONTRACTS: tuple[str, ...] = tuple(EXPECTED)
 
+#: Every contract revision the format documents, the pinned one (:data:`REVISION`)
+#: first. "Revision 2026-12-01 pins the same metadata except sdk_baseline.version:
+#: openai 3.57.0, anthropic 2.15.0, google-genai 3.6.1" (fixtures/README.md).
+REVISIONS: tuple[str, ...] = (REVISION, "2026-12-01")
+_SDK_VERSIONS: dict[str, dict[str, str]] = {
+    "2026-12-01": {"openai": "3.57.0", "anthropic": "2.15.0", "google-genai": "3.6.1"},
+}
+#: ``EXPECTED_BY_REVISION[revision][contract]``; ``EXPECTED`` is the pinned revision's.
+EXPECTED_BY_REVISION: dict[str, dict[str, ExpectedContract]] = {
+    REVISION: EXPECTED,
+    **{revision: {contract: replace(exp, sdk_version=versions[exp.sdk_package])
+                  for contract, exp in EXPECTED.items()}
+       for revision, versions in _SDK_VERSIONS.items()},
+}
+
+
+def expected(contract: str, revision: str = REVISION) -> ExpectedContract:
+    """What a fixture of ``contract`` at ``revision`` declares."""
+    return EXPECTED_BY_REVISION[revision][contract]
+
 
 def valid_fixture_document(
     contract: str,
     *,
+    revision: str = REVISION,
     sources: list[str] | None = None,
     events: list[Any] | None = None,
 ) -> dict[str, Any]:
-    """A fixture document (a fresh dict) the loader must accept for ``contract``."""
-    exp = EXPECTED[contract]
+    """A fixture document (a fresh dict) the loader must accept for ``contract`` at
+    ``revision``."""
+    exp = expected(contract, revision)
     return {
         "format": "pcfuzz-fixture/1",
         "contract": contract,
         "provider": exp.provider,
         "api_family": exp.api_family,
         "api_version": exp.api_version,
-        "contract_revision": REVISION,
+        "contract_revision": revision,
         "projection_layer": exp.projection_layer,
         "stability": {"api_family": exp.api_family_stability, "model": exp.model_stability},
         "sdk_baseline": {"package": exp.sdk_package, "version": exp.sdk_version},
-        "reviewed": REVISION,
+        "reviewed": revision,
         "sources": [exp.example_source] if sources is None else sources,
         "checked": "synthetic test fixture: metadata only",
         "events": [{"type": "synthetic.event", "n": 0}] if events is None else events,
@@ -151,40 +178,50 @@ _light_events = st.lists(
 _SDK_REF_KINDS = ("blob", "tree")
 
 
-def _pin_to_baseline(parts: SourceURL, contract: str, kind: str) -> str:
+def _pin_to_baseline(parts: SourceURL, contract: str, kind: str, revision: str) -> str:
     if not parts.is_github:
         return parts.url
-    tag = "v" + EXPECTED[contract].sdk_version
+    tag = "v" + expected(contract, revision).sdk_version
     segments = parts.segments[:2] + (kind, tag) + parts.segments[2:]
     return SourceURL(parts.provider, "https", "github.com", "", segments, parts.fragment).url
 
 
-def fixture_source_urls(contract: str) -> st.SearchStrategy[str]:
-    """Official sources a fixture of ``contract`` may cite (GitHub: at the baseline tag)."""
+def fixture_source_urls(contract: str, revision: str = REVISION) -> st.SearchStrategy[str]:
+    """Official sources a fixture of ``contract`` at ``revision`` may cite (GitHub: at
+    the revision's baseline tag)."""
     provider = EXPECTED[contract].provider
     return st.builds(
-        lambda parts, kind: _pin_to_baseline(parts, contract, kind),
+        lambda parts, kind: _pin_to_baseline(parts, contract, kind, revision),
         source_url_parts(provider),
         st.sampled_from(_SDK_REF_KINDS),
     )
 
 
+#: Review dates a generated fixture may carry: its revision's date or any later one.
+_REVIEW_DATES = ("2026-07-21", "2026-07-22", "2026-12-01", "2026-12-31", "2027-02-28")
+
+
 @st.composite
-def fixture_documents(draw: st.DrawFn, *, light: bool = False) -> dict[str, Any]:
-    """Valid fixture documents: any contract, 1-4 official sources, 1-4 events.
+def fixture_documents(draw: st.DrawFn, *, light: bool = False,
+                      revision: str | None = None) -> dict[str, Any]:
+    """Valid fixture documents: any contract, any revision (unless ``revision`` is
+    given), 1-4 official sources, 1-4 events.
 
     ``light=True`` draws small fixed-shape events (cheaper, for metadata mutations).
     """
     contract = draw(st.sampled_from(CONTRACTS))
+    if revision is None:
+        revision = draw(st.sampled_from(REVISIONS))
     sources = draw(
         st.lists(
-            fixture_source_urls(contract), min_size=1, max_size=2 if light else 4, unique=True
+            fixture_source_urls(contract, revision), min_size=1, max_size=2 if light else 4,
+            unique=True,
         )
     )
     events = draw(_light_events if light else _events)
-    doc = valid_fixture_document(contract, sources=sources, events=events)
+    doc = valid_fixture_document(contract, revision=revision, sources=sources, events=events)
     doc["checked"] = draw(st.text(min_size=1, max_size=40).filter(lambda s: bool(s.strip())))
-    doc["reviewed"] = draw(st.sampled_from([REVISION, "2026-07-22", "2026-12-31", "2027-02-28"]))
+    doc["reviewed"] = draw(st.sampled_from([d for d in _REVIEW_DATES if d >= revision]))
     return doc
 
 
@@ -198,14 +235,16 @@ BASELINE_KEYS: frozenset[str] = frozenset({"package", "version"})
 STABILITY_KEYS: frozenset[str] = frozenset({"api_family", "model"})
 
 
-def fixture_json_schema(contract: str, *, allow_extra_fields: bool) -> dict[str, Any]:
-    """A Draft-7 JSON Schema of valid ``contract`` fixtures, written from the format doc.
+def fixture_json_schema(contract: str, *, allow_extra_fields: bool,
+                        revision: str = REVISION) -> dict[str, Any]:
+    """A Draft-7 JSON Schema of valid ``contract`` fixtures at ``revision``, written
+    from the format doc.
 
     With ``allow_extra_fields=True`` the top level, ``stability`` and ``sdk_baseline``
     admit unknown
     properties (schema drift); the loader must reject every such instance.
     """
-    exp = EXPECTED[contract]
+    exp = expected(contract, revision)
     owner, repo = SDK_REPOSITORIES[exp.provider]
     tag = "v" + exp.sdk_version
     source_choices = [
@@ -225,7 +264,7 @@ def fixture_json_schema(contract: str, *, allow_extra_fields: bool) -> dict[str,
             "provider": {"const": exp.provider},
             "api_family": {"const": exp.api_family},
             "api_version": {"const": exp.api_version},
-            "contract_revision": {"const": REVISION},
+            "contract_revision": {"const": revision},
             "projection_layer": {"const": exp.projection_layer},
             "stability": {
                 "type": "object",
@@ -245,7 +284,7 @@ def fixture_json_schema(contract: str, *, allow_extra_fields: bool) -> dict[str,
                     "version": {"const": exp.sdk_version},
                 },
             },
-            "reviewed": {"enum": [REVISION, "2026-12-31", "2030-02-28"]},
+            "reviewed": {"enum": [revision, "2026-12-31", "2030-02-28"]},
             "sources": {
                 "type": "array", "minItems": 1, "maxItems": 4, "uniqueItems": True,
                 "items": {"enum": source_choices},
@@ -457,8 +496,9 @@ def _truncated(doc: dict[str, Any], draw: st.DrawFn) -> bytes:
 MUTATIONS: tuple[FixtureMutation, ...] = (
     FixtureMutation("wrong_api_version", _with("api_version", st.sampled_from(
         ["v1beta", "v1alpha", "v2", "2023-01-01", "2024-10-22", "V1", ""])), None),
+    # Also the other shipped revision's date: relabeled without its pins, it is wrong.
     FixtureMutation("wrong_contract_revision", _with("contract_revision", st.sampled_from(
-        ["2026-07-20", "2026-07-22", "2025-07-21", "latest", ""])), None),
+        ["2026-07-20", "2026-07-22", "2025-07-21", "latest", "", *REVISIONS])), None),
     FixtureMutation("wrong_projection_layer", _wrong_projection_layer, None),
     FixtureMutation("wrong_provider", _with("provider", st.sampled_from(
         ["openai", "anthropic", "google", "gemini", "OpenAI", ""])), None),
@@ -472,8 +512,11 @@ MUTATIONS: tuple[FixtureMutation, ...] = (
         ["pcfuzz-fixture/2", "pcfuzz-fixture", ""])), None),
     FixtureMutation("wrong_sdk_package", _sdk("package", st.sampled_from(
         ["openai", "anthropic", "google-genai", "google-generativeai", ""])), None),
+    # Also another revision's version of the same package (an SDK baseline that does
+    # not belong to the declared revision).
     FixtureMutation("wrong_sdk_version", _sdk("version", st.sampled_from(
-        ["2.46.1", "2.45.0", "0.116.0", "0.117.0", "2.12.1", "2.12.0", ""])), None),
+        ["2.46.1", "2.45.0", "0.116.0", "0.117.0", "2.12.1", "2.12.0", "", "2.46.0", "3.57.0",
+         "2.15.0", "3.6.1"])), None),
     # The seed's corrected conclusion: Interactions is GA, never preview/beta; a family
     # status the format does not know (deprecated, beta) is no status at all.
     FixtureMutation("wrong_api_family_stability", _stability("api_family", st.sampled_from(

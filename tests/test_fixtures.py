@@ -30,14 +30,23 @@ from pcfuzz.contracts.errors import (
     SourceURLError,
     StrictJSONError,
 )
-from pcfuzz.contracts.fixtures import MAX_FIXTURE_BYTES, Fixture, load_fixture, load_fixture_bytes
+from pcfuzz.contracts.fixtures import (
+    CONTRACT_PINS,
+    MAX_FIXTURE_BYTES,
+    Fixture,
+    load_fixture,
+    load_fixture_bytes,
+)
 from pcfuzz.strategies.fixture_docs import (
     BASELINE_KEYS,
     CONTRACTS,
     DOCUMENT_KEYS,
     EXPECTED,
     MUTATION_NAMES,
+    REVISION,
+    REVISIONS,
     STABILITY_KEYS,
+    expected,
     fixture_documents,
     fixture_json_schema,
     mutated_fixtures,
@@ -69,23 +78,45 @@ def doc(base: str = "gemini-interactions", **changes: Any) -> dict[str, Any]:
 # --- accepted ------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("revision", REVISIONS)
 @pytest.mark.parametrize("contract", CONTRACTS)
-def test_valid_fixture_loads_with_its_pinned_metadata(tmp_path: Path, contract: str) -> None:
-    document = valid_fixture_document(contract)
+def test_valid_fixture_loads_with_its_pinned_metadata(
+        tmp_path: Path, contract: str, revision: str) -> None:
+    document = valid_fixture_document(contract, revision=revision)
     fixture = load_fixture(write(tmp_path, document))
-    exp = EXPECTED[contract]
+    exp = expected(contract, revision)
     assert isinstance(fixture, Fixture)
     assert (fixture.contract, fixture.provider, fixture.api_family, fixture.api_version) == (
         contract, exp.provider, exp.api_family, exp.api_version)
-    assert fixture.contract_revision == "2026-07-21"
+    assert fixture.contract_revision == revision
     assert fixture.projection_layer == exp.projection_layer
     assert (fixture.sdk_package, fixture.sdk_version) == (exp.sdk_package, exp.sdk_version)
     assert (fixture.api_family_stability, fixture.model_stability) == (
         exp.api_family_stability, exp.model_stability)
-    assert fixture.reviewed == "2026-07-21"
+    assert fixture.reviewed == revision
     assert fixture.sources == tuple(document["sources"])
     assert fixture.checked == document["checked"]
     assert fixture.events == document["events"]
+
+
+def test_the_documented_revisions_are_the_loaders() -> None:
+    assert REVISIONS[0] == REVISION == "2026-07-21"
+    assert set(REVISIONS) == set(CONTRACT_PINS)
+
+
+@pytest.mark.parametrize("contract", CONTRACTS)
+def test_a_fixture_relabeled_to_another_revision_is_rejected(contract: str) -> None:
+    # Only the SDK baseline differs between the revisions: a document that keeps one
+    # revision's pins under another revision's date is not a fixture of either.
+    for revision in REVISIONS:
+        for other in REVISIONS:
+            if other == revision:
+                continue
+            document = valid_fixture_document(contract, revision=revision)
+            document["contract_revision"] = document["reviewed"] = other
+            assert (expected(contract, other).sdk_version
+                    != expected(contract, revision).sdk_version)
+            assert rejected(document).where == "sdk_baseline.version"
 
 
 def test_load_fixture_accepts_str_and_pathlike(tmp_path: Path) -> None:
@@ -583,6 +614,7 @@ def test_load_fixture_does_not_share_state_with_the_file_bytes(tmp_path: Path) -
 @given(document=fixture_documents())
 def test_generated_valid_fixture_loads(document: dict[str, Any]) -> None:
     event(f"contract={document['contract']}")
+    event(f"revision={document['contract_revision']}")
     original = copy.deepcopy(document)
     fixture = load_fixture_bytes(render_fixture(document))
     assert fixture.contract == document["contract"]
@@ -615,9 +647,11 @@ def test_arbitrary_bytes_raise_only_fixture_error(data: bytes) -> None:
 
 
 
-_SCHEMA_STRATEGIES: dict[tuple[str, bool], st.SearchStrategy[Any]] = {
-    (contract, extra): from_schema(fixture_json_schema(contract, allow_extra_fields=extra))
+_SCHEMA_STRATEGIES: dict[tuple[str, str, bool], st.SearchStrategy[Any]] = {
+    (contract, revision, extra): from_schema(
+        fixture_json_schema(contract, allow_extra_fields=extra, revision=revision))
     for contract in CONTRACTS
+    for revision in REVISIONS
     for extra in (False, True)
 }
 
@@ -630,8 +664,11 @@ def test_schema_instances_load_and_unknown_fields_fail_closed(
     # Schema-driven drift: valid instances of the documented format load unchanged;
     # an instance with any unknown top-level or sdk_baseline field is rejected.
     extra_allowed = data.draw(st.booleans())
-    schema = fixture_json_schema(contract, allow_extra_fields=extra_allowed)
-    document: dict[str, Any] = data.draw(_SCHEMA_STRATEGIES[(contract, extra_allowed)])
+    revision = data.draw(st.sampled_from(REVISIONS))
+    event(f"revision {revision}")
+    schema = fixture_json_schema(contract, allow_extra_fields=extra_allowed, revision=revision)
+    document: dict[str, Any] = data.draw(
+        _SCHEMA_STRATEGIES[(contract, revision, extra_allowed)])
     assert Draft7Validator(schema).is_valid(document)
     unknown = (document.keys() - DOCUMENT_KEYS) | (
         document["sdk_baseline"].keys() - BASELINE_KEYS
@@ -650,18 +687,49 @@ def test_schema_instances_load_and_unknown_fields_fail_closed(
 
 
 _FIXTURE_DIR = Path(__file__).resolve().parent.parent / "fixtures"
+#: Every shipped fixture of every revision: the pinned ones at the top and in wire/,
+#: each later revision's in a folder named after it (golden, wire).
+_SHIPPED = sorted([*_FIXTURE_DIR.glob("*.json"), *_FIXTURE_DIR.glob("wire/*.json"),
+                   *_FIXTURE_DIR.glob("*/20*/*.json")])
+
+
+def test_every_revision_ships_golden_and_wire_fixtures() -> None:
+    loaded = [load_fixture(p) for p in _SHIPPED]
+    found = {(f.contract_revision, f.projection_layer == "wire-sse-bytes") for f in loaded}
+    assert found == {(revision, wire) for revision in REVISIONS for wire in (False, True)}
 
 
 @pytest.mark.parametrize(
-    "path", sorted(_FIXTURE_DIR.glob("*.json")), ids=lambda path: path.name
+    "path", _SHIPPED, ids=lambda path: path.relative_to(_FIXTURE_DIR).as_posix()
 )
 def test_shipped_provider_fixture_loads_with_its_pins(path: Path) -> None:
     fixture = load_fixture(path)
-    exp = EXPECTED[fixture.contract]
+    folder = path.parent.name
+    revision = folder if folder in REVISIONS else REVISION
+    assert fixture.contract_revision == revision, "a fixture sits in its revision's folder"
+    exp = expected(fixture.contract, revision)
     assert (fixture.provider, fixture.api_version, fixture.sdk_version) == (
         exp.provider, exp.api_version, exp.sdk_version)
     assert (fixture.api_family_stability, fixture.model_stability) == ("ga", "synthetic")
-    assert fixture.events and fixture.sources
+    assert fixture.sources
+    tag = f"/v{exp.sdk_version}/"
+    assert all(tag in url for url in fixture.sources if url.startswith("https://github.com/"))
+    if fixture.projection_layer == "wire-sse-bytes":
+        assert fixture.sse and not fixture.events
+    else:
+        assert fixture.projection_layer == exp.projection_layer and fixture.events
+
+
+def test_format_documentation_names_every_revisions_sdk_baseline() -> None:
+    # The README is the documentation fixture_docs is written from: each revision's SDK
+    # versions appear in it, next to their package names.
+    readme = (_FIXTURE_DIR / "README.md").read_text(encoding="utf-8")
+    text = " ".join(readme.split())
+    for revision in REVISIONS:
+        assert f"`{revision}`" in text, revision
+        for contract in CONTRACTS:
+            exp = expected(contract, revision)
+            assert f"`{exp.sdk_package}` `{exp.sdk_version}`" in text, (revision, contract)
 
 
 def test_format_documentation_example_loads() -> None:
@@ -683,7 +751,11 @@ def _fuzz_target() -> Any:
 def test_fuzz_target_runs_valid_and_invalid_fixtures() -> None:
     target = _fuzz_target()
     for contract in CONTRACTS:
-        target.TestOneInput(render_fixture(valid_fixture_document(contract)))
+        for revision in REVISIONS:
+            target.TestOneInput(render_fixture(valid_fixture_document(contract,
+                                                                      revision=revision)))
+    for path in _SHIPPED:
+        target.TestOneInput(path.read_bytes())
     target.TestOneInput(render_fixture(doc(sources=["http://127.0.0.1:8000/x"])))
     target.TestOneInput(b"\xef\xbb\xbf{}")
     target.TestOneInput(b"")
@@ -695,6 +767,21 @@ def test_fuzz_target_crashes_when_the_loader_accepts_a_wrong_pin(
     target = _fuzz_target()
     good = load_fixture_bytes(render_fixture(doc()))
     bad = dataclasses.replace(good, api_version="v1beta")
+    monkeypatch.setattr(target, "load_fixture_bytes", lambda data, **_: bad)
+    with pytest.raises(RuntimeError):
+        target.TestOneInput(b"{}")
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("contract_revision", "2027-01-01"), ("sdk_version", "3.57.0"), ("sdk_version", "2.46.1")])
+def test_fuzz_target_crashes_when_the_loader_accepts_a_wrong_revision_pin(
+    monkeypatch: pytest.MonkeyPatch, field: str, value: str
+) -> None:
+    # A pinned (2026-07-21) openai fixture with 2026-12-01's SDK version, or an
+    # undocumented revision, is a loader bug the oracle must catch.
+    target = _fuzz_target()
+    good = load_fixture_bytes(render_fixture(doc("openai-chat")))
+    bad = dataclasses.replace(good, **{field: value})
     monkeypatch.setattr(target, "load_fixture_bytes", lambda data, **_: bad)
     with pytest.raises(RuntimeError):
         target.TestOneInput(b"{}")

@@ -72,7 +72,10 @@ BUILD_INPUTS = ("pyproject.toml", "setup.py", "README.md",
 #: Files a command reads at run time, by their checkout paths.
 SHIPPED_DATA = ("fuzz/corpus/*/*", "fuzz/*.dict", "fuzz/*.options", "fuzz/fuzz_*.py",
                 "fuzz/summary.schema.json", "fixtures/*.json", "fixtures/wire/*",
-                "fixtures/schemas/*/*", "fixtures/README.md", "contracts/py.typed")
+                "fixtures/schemas/*/*", "fixtures/README.md", "fixtures/CHANGELOG.md",
+                "contracts/py.typed",
+                # every later contract revision: golden, wire and schema files
+                "fixtures/*/20*/*.json", "fixtures/wire/20*/*", "fixtures/schemas/*/20*/*")
 PACKAGE_DIRS = {"pcfuzz": "pcfuzz", "contracts": "pcfuzz/contracts",
                 "strategies": "pcfuzz/strategies", "fuzz": "pcfuzz/fuzz",
                 "fixtures": "pcfuzz/fixtures"}

@@ -1,8 +1,9 @@
 """``pcfuzz check``: verdicts on captured turns.
 
-In process (``fuzz._check.check_bytes``): every ``wire-sse-bytes`` fixture is a
-complete valid turn with the golden fixture's calls, and EVERY proper prefix of its
-bytes is rejected without executable calls; violations are located by event index and
+In process (``fuzz._check.check_bytes``): every ``wire-sse-bytes`` fixture of every
+revision is a complete valid turn with the golden fixture's calls under its revision,
+and EVERY proper prefix of its bytes is rejected without executable calls; a capture
+of today's shape checked under the pinned revision is rejected naming the drift; violations are located by event index and
 byte offset; any bytes give a verdict (only ``ContractError`` becomes one: any other
 exception propagates and fails these tests). A few real runs of the command check the
 exit statuses, ``--json`` and ``-`` for standard input.
@@ -26,7 +27,7 @@ from pcfuzz.contracts import anthropic_messages, gemini_interactions, openai_cha
 from pcfuzz.contracts.fixtures import load_fixture
 from pcfuzz.contracts.wire import parse_sse
 from pcfuzz.fuzz._check import UsageError, Verdict, check_bytes
-from pcfuzz.strategies.wire_fixtures import CONTRACTS, golden_path, wire_path
+from pcfuzz.strategies.wire_fixtures import CONTRACTS, PINNED, golden_path, wire_path, wire_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 PARSERS: dict[str, Any] = {
@@ -35,30 +36,46 @@ PARSERS: dict[str, Any] = {
     "gemini-interactions": gemini_interactions.parse_events,
     "openai-chat": openai_chat.parse_events,
 }
+MODULES: dict[str, Any] = {
+    "openai-responses": openai_responses,
+    "anthropic-messages": anthropic_messages,
+    "gemini-interactions": gemini_interactions,
+    "openai-chat": openai_chat,
+}
 VERDICT_KEYS = {"contract", "terminal", "status", "calls", "recovery_calls", "unknown_fields",
                 "violation"}
 
 
-def wire_bytes(contract: str) -> bytes:
-    sse = load_fixture(wire_path(contract)).sse
+#: (contract, revision) of every shipped wire fixture.
+WIRE = [(contract, revision) for contract, revision, _ in wire_paths()]
+WIRE_IDS = [f"{contract}@{revision}" for contract, revision in WIRE]
+
+
+def wire_bytes(contract: str, revision: str = PINNED) -> bytes:
+    sse = load_fixture(wire_path(contract, revision)).sse
     assert sse is not None
     return sse
 
 
-def golden_events(contract: str) -> list[Any]:
-    return list(load_fixture(golden_path(contract)).events)
+def golden_events(contract: str, revision: str = PINNED) -> list[Any]:
+    return list(load_fixture(golden_path(contract, revision)).events)
 
 
-def golden_calls(contract: str) -> list[dict[str, Any]]:
-    events = golden_events(contract)
+def golden_calls(contract: str, revision: str = PINNED) -> list[dict[str, Any]]:
+    events = golden_events(contract, revision)
     if contract == "openai-chat":
         events = openai_chat.frames_from_fixture_events(events)
-    turn = PARSERS[contract](events)
+    turn = PARSERS[contract](events, revision=revision)
     return [{"call_id": c.call_id, "name": c.name, "arguments": c.arguments} for c in turn.calls]
 
 
+def _pythonpath() -> str:
+    # This checkout first; the caller's own entries after it.
+    return os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+
+
 def run(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    env = dict(os.environ, PYTHONPATH=_pythonpath())
     return subprocess.run([sys.executable, "-m", "pcfuzz", "check", *args], input=stdin,
                           capture_output=True, cwd=ROOT, env=env, timeout=120, check=False)
 
@@ -72,17 +89,69 @@ def assert_rejected(verdict: Verdict) -> None:
 # --- the wire fixtures and every prefix ------------------------------------------------
 
 
-@pytest.mark.parametrize("contract", CONTRACTS)
-def test_wire_fixture_is_a_complete_turn_with_the_golden_calls(contract: str) -> None:
-    raw = wire_bytes(contract)
-    for verdict in (check_bytes(contract, raw, format="sse"),
-                    check_bytes(contract, raw, format="auto"),
-                    check_bytes(contract, wire_path(contract).read_bytes(), format="fixture")):
+@pytest.mark.parametrize(("contract", "revision"), WIRE, ids=WIRE_IDS)
+def test_wire_fixture_is_a_complete_turn_with_the_golden_calls(contract: str,
+                                                              revision: str) -> None:
+    raw = wire_bytes(contract, revision)
+    for verdict in (check_bytes(contract, raw, format="sse", revision=revision),
+                    check_bytes(contract, raw, format="auto", revision=revision),
+                    # a fixture is checked under its own contract_revision by default
+                    check_bytes(contract, wire_path(contract, revision).read_bytes(),
+                                format="fixture")):
         assert verdict.exit_code == 0 and verdict.ok and verdict.terminal
-        assert verdict.violation is None
-        assert verdict.calls == golden_calls(contract)
-        assert verdict.digest == parse_sse(contract, raw).digest
+        assert verdict.violation is None and verdict.revision == revision
+        assert verdict.calls == golden_calls(contract, revision)
+        assert verdict.digest == parse_sse(contract, raw, revision=revision).digest
         assert VERDICT_KEYS <= verdict.to_json().keys()
+
+
+@pytest.mark.parametrize("contract", CONTRACTS)
+def test_raw_sse_is_checked_under_the_default_revision_unless_told(contract: str) -> None:
+    default = MODULES[contract].REVISION
+    assert default != PINNED
+    raw = wire_bytes(contract, PINNED)
+    assert check_bytes(contract, raw).revision == default
+    assert check_bytes(contract, raw, revision=PINNED).revision == PINNED
+    fixture = wire_path(contract, PINNED).read_bytes()
+    assert check_bytes(contract, fixture, format="fixture").revision == PINNED
+    assert check_bytes(contract, fixture, format="fixture", revision=default).revision == default
+
+
+def test_an_unknown_revision_is_a_usage_error() -> None:
+    for revision in ("2026-07-20", "latest", ""):
+        with pytest.raises(UsageError, match="unknown revision"):
+            check_bytes("openai-chat", wire_bytes("openai-chat"), revision=revision)
+
+
+# Today's shape under the pinned revision: rejected naming the drift, where the shapes
+# differ in required fields or known values. Anthropic has no such difference between
+# its revisions (fixtures/CHANGELOG.md): its capture of today's shape is accepted under
+# both, with the same calls.
+DRIFT = {
+    "openai-responses": "required field 'name'",
+    "gemini-interactions": "unknown interaction status 'queued'",
+    "openai-chat": "'audio' is an unknown delta field",
+}
+
+
+@pytest.mark.parametrize("contract", CONTRACTS)
+def test_todays_capture_under_the_pinned_revision_names_the_drift(contract: str) -> None:
+    current = [r for c, r in WIRE if c == contract and r != PINNED]
+    assert current
+    for revision in current:
+        data = wire_path(contract, revision).read_bytes()
+        ok = check_bytes(contract, data, format="fixture")
+        assert ok.ok and ok.revision == revision
+        old = check_bytes(contract, data, format="fixture", revision=PINNED)
+        assert old.revision == PINNED
+        if contract not in DRIFT:
+            assert old.ok and old.calls == ok.calls
+            continue
+        assert_rejected(old)
+        assert old.violation is not None
+        message = old.violation["message"]
+        assert DRIFT[contract] in message and "drift" in message, message
+        assert f"contract revision {revision} accepts this shape" in message, message
 
 
 EXPECTED_STATUS = {
@@ -98,31 +167,33 @@ def test_status_is_the_providers_stop_reason_or_status(contract: str) -> None:
     assert check_bytes(contract, wire_bytes(contract)).status == EXPECTED_STATUS[contract]
 
 
-@pytest.mark.parametrize("contract", CONTRACTS)
-def test_every_truncated_prefix_is_rejected_without_calls(contract: str) -> None:
-    raw = wire_bytes(contract)
+@pytest.mark.parametrize(("contract", "revision"), WIRE, ids=WIRE_IDS)
+def test_every_truncated_prefix_is_rejected_without_calls(contract: str, revision: str) -> None:
+    raw = wire_bytes(contract, revision)
     kinds: set[str] = set()
     for cut in range(len(raw)):
-        verdict = check_bytes(contract, raw[:cut], format="sse")
+        verdict = check_bytes(contract, raw[:cut], format="sse", revision=revision)
         assert_rejected(verdict)
         assert verdict.violation is not None
         kinds.add(verdict.violation["error"])
     assert "StreamTruncated" in kinds
 
 
-@pytest.mark.parametrize("contract", CONTRACTS)
+@pytest.mark.parametrize(("contract", "revision"), WIRE, ids=WIRE_IDS)
 def test_golden_events_as_json_lines_and_the_typed_fixture_give_the_same_verdict(
-    contract: str,
+    contract: str, revision: str,
 ) -> None:
-    lines = b"".join(json.dumps(e).encode() + b"\n" for e in golden_events(contract))
-    by_lines = check_bytes(contract, lines, format="jsonl")
-    by_fixture = check_bytes(contract, golden_path(contract).read_bytes(), format="fixture")
-    by_bytes = check_bytes(contract, wire_bytes(contract))
+    lines = b"".join(json.dumps(e).encode() + b"\n" for e in golden_events(contract, revision))
+    by_lines = check_bytes(contract, lines, format="jsonl", revision=revision)
+    by_fixture = check_bytes(contract, golden_path(contract, revision).read_bytes(),
+                             format="fixture")
+    by_bytes = check_bytes(contract, wire_bytes(contract, revision), revision=revision)
     for verdict in (by_lines, by_fixture):
         assert verdict.ok and verdict.digest == by_bytes.digest
-        assert verdict.calls == by_bytes.calls
+        assert verdict.calls == by_bytes.calls and verdict.revision == revision
     assert check_bytes(contract, lines, format="auto").format == "jsonl"
-    cut = check_bytes(contract, lines[: lines.rindex(b"\n", 0, -1) + 1], format="jsonl")
+    cut = check_bytes(contract, lines[: lines.rindex(b"\n", 0, -1) + 1], format="jsonl",
+                      revision=revision)
     assert_rejected(cut)
     assert cut.violation is not None and cut.violation["error"] == "StreamTruncated"
 
@@ -179,6 +250,35 @@ def test_unknown_fields_on_a_call_are_listed() -> None:
     assert verdict.ok  # an unknown optional block field is kept, not fatal
     assert verdict.unknown_fields == ["message.content[2].x_future"]
     assert check_bytes("anthropic-messages", wire_bytes("anthropic-messages")).unknown_fields == []
+
+
+@pytest.mark.parametrize(("contract", "field", "value"), [
+    ("openai-responses", "async", False),      # openai 3.57.0 ResponseFunctionToolCall
+    ("anthropic-messages", "toolset_name", "orders"),  # anthropic 2.15.0 ToolUseBlock
+])
+def test_a_call_field_of_the_current_sdk_is_unknown_only_under_the_pinned_revision(
+        contract: str, field: str, value: Any) -> None:
+    events = copy.deepcopy(golden_events(contract, "2026-12-01"))
+    for ev in events:
+        if contract == "openai-responses" and ev["type"] in (
+                "response.output_item.added", "response.output_item.done") \
+                and ev["item"]["type"] == "function_call":
+            ev["item"][field] = value
+        if contract == "openai-responses" and ev["type"] == "response.completed":
+            for item in ev["response"]["output"]:
+                if item["type"] == "function_call":
+                    item[field] = value
+        if contract == "openai-responses" and ev["type"] == "response.function_call_arguments.done":
+            ev["name"] = "lookup_order"  # the pinned shape, so the pinned revision parses it
+        if contract == "anthropic-messages" and ev["event"] == "content_block_start" \
+                and ev["data"]["content_block"]["type"] == "tool_use":
+            ev["data"]["content_block"][field] = value
+    lines = b"".join(json.dumps(e).encode() + b"\n" for e in events)
+    current = check_bytes(contract, lines, format="jsonl", revision="2026-12-01")
+    assert current.ok and current.unknown_fields == []
+    pinned = check_bytes(contract, lines, format="jsonl", revision=PINNED)
+    assert pinned.ok and pinned.unknown_fields
+    assert all(path.endswith(f".{field}") for path in pinned.unknown_fields)
 
 
 def test_fixture_of_another_contract_or_unknown_names_are_usage_errors() -> None:
@@ -268,6 +368,18 @@ def test_command_on_a_wire_fixture_exits_0_and_prints_the_calls() -> None:
     assert "OK, complete turn" in out and "call-A" in out and "call-B" in out
 
 
+def test_command_checks_todays_capture_under_its_revision_and_names_the_drift() -> None:
+    path = "fixtures/wire/2026-12-01/openai_responses.sse.json"
+    proc = run("--contract", "openai-responses", path)
+    assert proc.returncode == 0, proc.stderr
+    assert "revision: 2026-12-01" in proc.stdout.decode()
+    proc = run("--contract", "openai-responses", "--revision", "2026-07-21", path)
+    assert proc.returncode == 1, proc.stderr
+    out = proc.stdout.decode()
+    assert "REJECTED" in out and "revision: 2026-07-21" in out
+    assert "drift: contract revision 2026-12-01 accepts this shape" in out
+
+
 def test_command_json_from_stdin_on_a_truncated_capture_exits_1() -> None:
     raw = wire_bytes("gemini-interactions")
     proc = run("--contract", "gemini-interactions", "--json", "-", stdin=raw[: len(raw) // 2])
@@ -289,9 +401,11 @@ def test_command_json_from_stdin_on_a_truncated_capture_exits_1() -> None:
         ("--contract", "openai-chat", "fixtures/wire"),
         ("--contract", "openai-chat", "fixtures/wire/openai_responses.sse.json"),
         ("fixtures/wire/openai_chat.sse.json",),
+        ("--contract", "openai-chat", "--revision", "2026-07-20",
+         "fixtures/wire/openai_chat.sse.json"),
     ],
     ids=["unknown contract", "missing file", "directory", "other contract's fixture",
-         "no contract"],
+         "no contract", "unknown revision"],
 )
 def test_command_usage_errors_exit_2(args: tuple[str, ...]) -> None:
     proc = run(*args)
@@ -301,11 +415,12 @@ def test_command_usage_errors_exit_2(args: tuple[str, ...]) -> None:
 
 def test_every_check_argument_has_help_text() -> None:
     proc = subprocess.run([sys.executable, "-m", "pcfuzz", "check", "--help"], capture_output=True,
-                          cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=60,
+                          cwd=ROOT, env=dict(os.environ, PYTHONPATH=_pythonpath()), timeout=60,
                           check=False)
     assert proc.returncode == 0
     text = proc.stdout.decode()
-    for needle in ("--contract", "FILE", "--json", "--format", "standard input"):
+    for needle in ("--contract", "FILE", "--json", "--format", "standard input", "--revision",
+                   "contract_revision"):
         assert needle in text
 
 
@@ -351,7 +466,7 @@ def test_wire_target_oracle_catches_a_parser_that_ignores_truncation(
 
     target = _wire_target(contract)
     good = parse_sse(contract, wire_bytes(contract))
-    monkeypatch.setitem(check._PARSE, contract, lambda events: (list(events), good)[1])
+    monkeypatch.setitem(check._PARSE, contract, lambda events, **_: (list(events), good)[1])
     with pytest.raises(RuntimeError, match="yielded executable calls"):
         target.TestOneInput(wire_bytes(contract))
 
@@ -359,7 +474,7 @@ def test_wire_target_oracle_catches_a_parser_that_ignores_truncation(
 def test_wire_target_lets_a_non_contract_error_escape(monkeypatch: pytest.MonkeyPatch) -> None:
     import pcfuzz.fuzz._check as check
 
-    def broken(events: Any) -> Any:
+    def broken(events: Any, **_: Any) -> Any:
         raise KeyError("a parser bug")
 
     target = _wire_target("openai-chat")
