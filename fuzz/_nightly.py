@@ -26,6 +26,7 @@ from pcfuzz.fuzz._libfuzzer import Campaign, CampaignResult
 from pcfuzz.fuzz._regressions import known_fingerprints, tool_versions
 from pcfuzz.fuzz._report import (
     append_history,
+    findings,
     render_svg,
     write_junit,
     write_markdown,
@@ -33,7 +34,7 @@ from pcfuzz.fuzz._report import (
 )
 from pcfuzz.fuzz._rules import contracts_dir, coverage_available, coverage_prefix
 from pcfuzz.fuzz._targets import Layout, Target, corpus_stats, discover, subprocess_env
-from pcfuzz.fuzz._triage import ReplayError, triage
+from pcfuzz.fuzz._triage import ReplayError, bug_fingerprint, code_frame, triage
 
 __all__ = ["NightlyOptions", "run_nightly", "save_last_run"]
 
@@ -121,8 +122,16 @@ MIN_TARGET_SLOT_S = 2.0
 #: that libFuzzer's final figures (or the SIGKILL after them) land inside the slot.
 STOP_GRACE_S = 1.0
 #: pytest gets SIGINT this long before the property phase ends (it still writes its
-#: JUnit file), SIGKILL at the end.
+#: JUnit file), SIGKILL at the end. Only a fallback: see FINISH_RESERVE_S.
 PYTEST_STOP_S = 3.0
+#: The tests themselves end this long before the SIGINT (no test or example starts
+#: later; a running hypothesis test stops after its current example), leaving pytest
+#: the time to end its session, print the statistics and write its JUnit file; with
+#: coverage on, COVERAGE_SAVE_S more for saving the coverage data.
+FINISH_RESERVE_S = 2.0
+COVERAGE_SAVE_S = 3.0
+#: ... but never more than this share of the property budget (small budgets).
+FINISH_RESERVE_SHARE = 0.12
 #: Start-up estimate (interpreter, instrumentation, loading the corpus) before the
 #: first campaign of the night has measured it.
 STARTUP_GUESS_S = 2.5
@@ -221,6 +230,8 @@ def _fuzz_one(
                     "target_path": str(target.path),
                     "time_s": _crash_time(result, g.artifacts),
                     "new": g.fingerprint not in known,
+                    "bug": bug_fingerprint(g.crash.exception, g.crash.message, g.crash.frames),
+                    "where": code_frame(g.crash.frames),
                 }
             )
         if not groups and error is None:
@@ -397,6 +408,8 @@ def _run_properties(
     costs = layout.work_dir / "property_costs.json"
     for stale in [junit, *per_test.parent.glob(per_test.name + "*")]:
         stale.unlink(missing_ok=True)
+    failures_dir = opts.report_dir / "property-failures"
+    shutil.rmtree(failures_dir, ignore_errors=True)
     cmd = [
         sys.executable, "-m", "pytest", "-p", "pcfuzz.fuzz._pytest_budget", "-p", "no:cacheprovider",
         "-q", "--hypothesis-show-statistics", f"--junitxml={junit}",
@@ -413,7 +426,10 @@ def _run_properties(
             "HYPOTHESIS_PROFILE": "nightly",
             "PCFUZZ_HYPOTHESIS_DB": db,
             # wall clock: the same instant in the pytest process
-            "PCFUZZ_PROPERTY_DEADLINE": str(time.time() + budget - PYTEST_STOP_S),
+            "PCFUZZ_PROPERTY_DEADLINE": str(time.time() + budget - PYTEST_STOP_S - min(
+                FINISH_RESERVE_S + (COVERAGE_SAVE_S if coverage_data is not None else 0.0),
+                FINISH_RESERVE_SHARE * budget)),
+            "PCFUZZ_PROPERTY_FAILURES": str(failures_dir),
             "PCFUZZ_PROPERTY_COSTS": str(costs),
             "PCFUZZ_PROPERTY_REPORT": str(per_test),
             "PCFUZZ_NIGHTLY": "1",
@@ -480,7 +496,14 @@ def _run_properties(
             if found and found.group(0) not in message:  # keep hypothesis's reproduction
                 example = text[found.start():].split("\n\n", 1)[0]
                 message = f"{message}\n{example[:1000]}"
-            info["failures"].append({"name": name, "message": message})
+            failure: dict[str, Any] = {"name": name, "message": message}
+            if record.get("capture"):
+                failure.update(
+                    capture=_rel(Path(record["capture"]), opts.report_dir),
+                    capture_path=str(Path(record["capture"]).resolve()),
+                    fingerprint=record.get("fingerprint"), bug=record.get("bug"),
+                    where=record.get("where"))
+            info["failures"].append(failure)
         elif case.find("skipped") is not None:
             result = "skipped"
             info["skipped"] += 1
@@ -743,6 +766,7 @@ def run_nightly(layout: Layout, opts: NightlyOptions, stream: IO[str] = sys.stde
         "coverage": coverage,
         "mutants": mutants,
     }
+    summary["findings"] = findings(summary)
     md = write_markdown(report, summary)  # first pass: a report exists even if cut short
     write_junit(report, summary, cases)
     clock.end()

@@ -43,6 +43,8 @@ class Call:
     kwargs: dict[str, Any]
     instance: int | None = None
     outcome: str = "returned"
+    #: the module that defines the callable (``pcfuzz.contracts.<name>....``)
+    module: str = ""
 
 
 @dataclass
@@ -51,6 +53,9 @@ class Recorder:
     depth: int = 0
     instances: dict[int, int] = field(default_factory=dict)
     created: int = 0
+    #: off: calls go straight through, nothing is copied (the property-failure capture
+    #: turns it on only once a test has failed)
+    enabled: bool = True
 
     def reset(self) -> None:
         self.calls.clear()
@@ -69,7 +74,7 @@ def _wrap(
 ) -> Callable[..., Any]:
     @functools.wraps(fn)
     def recorded(*args: Any, **kwargs: Any) -> Any:
-        if rec.depth:
+        if rec.depth or not rec.enabled:
             return fn(*args, **kwargs)
         instance = None
         shown = list(args)
@@ -79,7 +84,8 @@ def _wrap(
             instance = rec.instances.get(id(args[0]))
             shown = shown[1:]
         call = Call(name, [_snapshot(a) for a in shown],
-                    {k: _snapshot(v) for k, v in kwargs.items()}, instance)
+                    {k: _snapshot(v) for k, v in kwargs.items()}, instance,
+                    module=getattr(fn, "__module__", "") or "")
         rec.calls.append(call)
         rec.depth += 1
         try:
