@@ -198,6 +198,22 @@ class _Run:
         self.failed = False
         self.captured: tuple[list[Any], dict[str, Any], BaseException] | None = None
         self.recorder: Any = None
+        self.recording: Any = None
+        self.capture = bool(os.environ.get("PCFUZZ_PROPERTY_FAILURES"))
+
+    def start_recording(self) -> None:
+        """After the first failure only (a passing test pays nothing): record the calls
+        the test makes into the contracts from here on (shrinking, the final run)."""
+        from pcfuzz.fuzz._show import Recorder, recording
+
+        self.recorder = Recorder()
+        self.recording = recording(_namespaces(self.item), self.recorder)
+        self.recording.__enter__()
+
+    def stop_recording(self) -> None:
+        if self.recording is not None:
+            self.recording.__exit__(None, None, None)
+            self.recording = None
 
     def wrap(self, inner: Any) -> Any:
         import functools
@@ -217,11 +233,11 @@ class _Run:
             except BaseException as exc:
                 if isinstance(exc, (pytest.skip.Exception, KeyboardInterrupt)):
                     raise
-                if rec is not None and rec.enabled:
+                if rec is not None:
                     self.captured = (list(rec.calls), dict(kwargs), exc)
                 self.failed = True
-                if rec is not None:
-                    rec.enabled = True  # shrinking and the final run are recorded
+                if self.capture and self.recording is None:
+                    self.start_recording()
                 raise
 
         return example
@@ -272,20 +288,11 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
         run = _Run(item, record)
         handle.inner_test = run.wrap(inner)
     failures = os.environ.get("PCFUZZ_PROPERTY_FAILURES")
-    recording = None
-    if run is not None and failures:
-        from pcfuzz.fuzz._show import Recorder
-        from pcfuzz.fuzz._show import recording as record_calls
-
-        run.recorder = Recorder(enabled=False)
-        recording = record_calls(_namespaces(item), run.recorder)
-        recording.__enter__()
     try:
         yield
     finally:
-        if recording is not None:
-            recording.__exit__(None, None, None)
         if run is not None:
+            run.stop_recording()
             handle.inner_test = inner
             _state["runs"][item.nodeid] = run
             if failures:

@@ -257,16 +257,23 @@ def write_markdown(
         "",
         "## Corpus minimization",
         "",
-        "| target | result | files | bytes | features |",
-        "|---|---|---|---|---|",
+        "| target | result | files | bytes | features | s | note |",
+        "|---|---|---|---|---|---:|---|",
     ]
     for t in summary["targets"]:
         m = t["minimize"]
         lines.append(
             f"| {t['name']} | {m['status']} | {m['files_before']} -> {m['files_after']} | "
             f"{m['bytes_before']:,} -> {m['bytes_after']:,} | "
-            f"{m['features_before']} -> {m['features_after']} |"
+            f"{m['features_before']} -> {m['features_after']} | "
+            f"{float(m.get('seconds') or 0):.1f} | {escape(m['detail']) or '-'} |"
         )
+    left = [t["name"] for t in summary["targets"]
+            if t["minimize"]["status"] != "swapped"
+            and not t["minimize"]["detail"].startswith("unchanged")]
+    if left:
+        lines += ["", "Not minimized tonight (the reason is in the note): "
+                  + ", ".join(left) + "."]
     p = summary["properties"]
     lines += [
         "",

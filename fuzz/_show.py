@@ -53,9 +53,6 @@ class Recorder:
     depth: int = 0
     instances: dict[int, int] = field(default_factory=dict)
     created: int = 0
-    #: off: calls go straight through, nothing is copied (the property-failure capture
-    #: turns it on only once a test has failed)
-    enabled: bool = True
 
     def reset(self) -> None:
         self.calls.clear()
@@ -74,7 +71,7 @@ def _wrap(
 ) -> Callable[..., Any]:
     @functools.wraps(fn)
     def recorded(*args: Any, **kwargs: Any) -> Any:
-        if rec.depth or not rec.enabled:
+        if rec.depth:
             return fn(*args, **kwargs)
         instance = None
         shown = list(args)
