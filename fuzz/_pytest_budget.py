@@ -19,7 +19,8 @@ cost so that the whole suite fits the property share of the budget.
   own, writes its JUnit file and exits 0 when every test passed.
 - ``PCFUZZ_PROPERTY_MAX_EXAMPLES`` (int): a lower ceiling (``--properties quick``).
 - ``PCFUZZ_PROPERTY_COSTS`` (JSON file): seconds per example and per-test overhead by
-  node id, read before the run and updated after it.
+  node id, read before the run and updated after it (the overhead is bounded by the
+  test's whole measured time).
 - ``PCFUZZ_COVERAGE_DATA`` (coverage data file) and ``PCFUZZ_COVERAGE_SOURCE`` (the
   ``contracts`` folder): line and branch coverage of the tests' run, from the end of
   collection to the end of the session.
@@ -374,7 +375,10 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         examples = int(record.get("examples") or 0)
         if record["result"] == "passed" and examples > 0 and record["seconds"] > 0:
             old = costs.get(nodeid, {})
-            overhead = float(old.get("overhead_s", DEFAULT_OVERHEAD_S))
+            # the fixed cost is at most the whole run: without this bound the assumed
+            # 0.3 s stayed forever, and a test whose run takes 10 ms was planned one
+            # example while the time left piled up on the last tests of the suite
+            overhead = min(float(old.get("overhead_s", DEFAULT_OVERHEAD_S)), record["seconds"])
             per = max(1e-4, (record["seconds"] - min(overhead, record["seconds"] / 2)) / examples)
             costs[nodeid] = {"per_example_s": round(per, 5), "overhead_s": overhead,
                              "examples": examples, "seconds": record["seconds"]}

@@ -8,7 +8,7 @@
   ``pcfuzz mutants`` does);
 - one bug found by a fuzz target and by a property test is one finding in the report;
 - a property phase whose tests all pass ends on its own, green, even when the tests
-  cost more than measured.
+  cost more than measured; the measured costs size the next night's examples.
 """
 
 from __future__ import annotations
@@ -292,3 +292,37 @@ def test_a_green_property_phase_ends_on_its_own_and_is_reported_green(tmp_path: 
     rows = {r["name"].rsplit("::", 1)[1]: r for r in p["table"]}
     assert all(r["result"] == "passed" and r["examples"] >= 1 for r in rows.values()), rows
     assert any("time was up" in r["stopped_because"] for r in rows.values()), rows
+
+
+CHEAP = """\
+from hypothesis import given, strategies as st
+
+
+@given(st.integers())
+def test_cheap(x):
+    assert int(str(x)) == x
+"""
+
+
+def test_a_cheap_tests_measured_cost_sizes_its_examples_the_next_night(tmp_path: Path) -> None:
+    """Never measured, a test is assumed to cost 0.3 s plus 50 ms an example: in a
+    one-second slice that plans 14 examples. Once measured (a few milliseconds in all),
+    the fixed cost is bounded by the measured run, and the same slice plans hundreds."""
+    props = tmp_path / "props"
+    props.mkdir()
+    (props / "test_cheap.py").write_text(CHEAP, encoding="utf-8")
+    costs = tmp_path / "costs.json"
+    report = tmp_path / "report.json"
+    env = dict(os.environ, PCFUZZ_PROPERTY_COSTS=str(costs), PCFUZZ_PROPERTY_REPORT=str(report),
+               PCFUZZ_PROPERTY_BUDGET_S="1.5")
+    env.pop("PCFUZZ_PROPERTY_DEADLINE", None)
+    planned = []
+    for _night in range(2):
+        run = _run(["pytest", "-p", "pcfuzz.fuzz._pytest_budget", "-p", "no:cacheprovider",
+                    "-q", str(props)], tmp_path, env)
+        assert run.returncode == 0, run.stdout + run.stderr
+        (record,) = json.loads(report.read_text(encoding="utf-8")).values()
+        planned.append(record["planned"])
+    (cost,) = json.loads(costs.read_text(encoding="utf-8")).values()
+    assert cost["overhead_s"] <= cost["seconds"], cost
+    assert planned[0] <= 20 and planned[1] > 5 * planned[0], planned
