@@ -134,7 +134,7 @@ def build_document(
     """The regression document of one failing property test (see the module doc);
     ``calls`` are :class:`pcfuzz.fuzz._show.Call` records of the failing run."""
     from pcfuzz.fuzz._regressions import tool_versions
-    from pcfuzz.fuzz._triage import bug_fingerprint, message_shape
+    from pcfuzz.fuzz._triage import bug_fingerprint, code_frame, message_shape
 
     lossy = _Lossy()
     shown = [
@@ -143,8 +143,10 @@ def build_document(
          "outcome": c.outcome}
         for c in calls[:MAX_CALLS]
     ]
+    here = Path(__file__).resolve().parent  # the recording and budget wrappers' frames
     frames = [(f.filename, f.lineno or 0, f.name)
-              for f in traceback.extract_tb(exc.__traceback__)][::-1]
+              for f in traceback.extract_tb(exc.__traceback__)
+              if Path(f.filename).resolve().parent != here][::-1]
     exception = type(exc).__name__
     message = str(exc)[:1000]
     bug = bug_fingerprint(exception, message, frames)
@@ -160,8 +162,6 @@ def build_document(
             revision = given
         if contract is not None:
             break
-    from pcfuzz.fuzz._triage import code_frame
-
     return {
         "format": FORMAT,
         "test": test,
