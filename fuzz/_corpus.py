@@ -8,7 +8,7 @@ import shutil
 import subprocess
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,10 @@ class MinimizeResult:
     bytes_after: int = 0
     features_before: int | None = None
     features_after: int | None = None
+    #: wall seconds of the whole minimization and of each step (features before, the
+    #: merge, features after)
+    seconds: float = 0.0
+    steps: dict[str, float] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -70,6 +74,16 @@ def minimize_corpus(
             return default
         return max(0.1, min(default, deadline - time.monotonic()))
 
+    began = time.monotonic()
+    result = _minimize(target, corpus, extra, deadline, time_limit_s, left)
+    result.seconds = round(time.monotonic() - began, 2)
+    return result
+
+
+def _minimize(
+    target: Target, corpus: Path, extra: Sequence[Path], deadline: float | None,
+    time_limit_s: float | None, left: Any,
+) -> MinimizeResult:
     sources = [d for d in [corpus, *extra] if d.is_dir()]
     files_before, bytes_before = corpus_stats(*sources)
     result = MinimizeResult("skipped", "", files_before, files_before, bytes_before, bytes_before)
@@ -80,13 +94,19 @@ def minimize_corpus(
     shutil.rmtree(fresh, ignore_errors=True)
     try:
         try:
+            mark = time.monotonic()
             result.features_before = count_features(target, sources, left(600))
+            result.steps["features_before"] = round(time.monotonic() - mark, 2)
+            mark = time.monotonic()
             merged = merge(target, fresh, sources, left(1200))
+            result.steps["merge"] = round(time.monotonic() - mark, 2)
             files_after, bytes_after = corpus_stats(fresh)
             result.files_after, result.bytes_after = files_after, bytes_after
+            mark = time.monotonic()
             result.features_after = (
                 count_features(target, [fresh], left(600)) if files_after else 0
             )
+            result.steps["features_after"] = round(time.monotonic() - mark, 2)
         except subprocess.TimeoutExpired:
             result.status = "kept"
             result.detail = f"out of time ({time_limit_s:.0f}s)"

@@ -160,6 +160,28 @@ def tests_for(rel: str, tests_dir: Path) -> list[Path]:
     return [p for p in found if not any(w in p.name for w in ("oracles", "packaging", "properties"))]
 
 
+def _run_group(cmd: list[str], *, cwd: Path, env: dict[str, str],
+               timeout: float) -> subprocess.CompletedProcess[str]:
+    """``subprocess.run`` in a session of its own: at the timeout the whole process
+    group is killed, so a test that started processes of its own cannot hold the
+    output pipes open (and the phase past its end) after pytest is killed."""
+    import signal
+
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+                            errors="replace", start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        proc.communicate()
+        raise
+    return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+
 def run_mutants(
     *,
     budget_s: float,
@@ -218,9 +240,8 @@ def run_mutants(
                 # no -x: every test that fails unmutated is named and deselected
                 base_cmd = [*cmd[:2], str(base_copy), "-rf", *cmd[4:]]
                 try:
-                    base = subprocess.run(
-                        base_cmd, cwd=checkout, env=run_env, capture_output=True, text=True,
-                        timeout=max(1.0, left), stdin=subprocess.DEVNULL)
+                    base = _run_group(base_cmd, cwd=checkout, env=run_env,
+                                      timeout=max(1.0, left))
                     failing = [line.split()[1] for line in base.stdout.splitlines()
                                if line.startswith("FAILED ")]
                     baseline[key] = 0 if base.returncode == 0 or (
@@ -238,9 +259,8 @@ def run_mutants(
                 m.change += f"  (unmutated code fails these tests: exit {baseline[key]})"
             else:
                 try:
-                    proc = subprocess.run(cmd, cwd=checkout, env=run_env, capture_output=True,
-                                          timeout=min(timeout_s, max(1.0, left)),
-                                          stdin=subprocess.DEVNULL)
+                    proc = _run_group(cmd, cwd=checkout, env=run_env,
+                                      timeout=min(timeout_s, max(1.0, left)))
                     m.status = {0: "survived", 1: "killed", 2: "killed"}.get(proc.returncode,
                                                                              "error")
                 except subprocess.TimeoutExpired:

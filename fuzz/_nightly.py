@@ -26,6 +26,7 @@ from pcfuzz.fuzz._libfuzzer import Campaign, CampaignResult
 from pcfuzz.fuzz._regressions import known_fingerprints, tool_versions
 from pcfuzz.fuzz._report import (
     append_history,
+    findings,
     render_svg,
     write_junit,
     write_markdown,
@@ -33,7 +34,7 @@ from pcfuzz.fuzz._report import (
 )
 from pcfuzz.fuzz._rules import contracts_dir, coverage_available, coverage_prefix
 from pcfuzz.fuzz._targets import Layout, Target, corpus_stats, discover, subprocess_env
-from pcfuzz.fuzz._triage import ReplayError, triage
+from pcfuzz.fuzz._triage import ReplayError, bug_fingerprint, code_frame, triage
 
 __all__ = ["NightlyOptions", "run_nightly", "save_last_run"]
 
@@ -121,8 +122,16 @@ MIN_TARGET_SLOT_S = 2.0
 #: that libFuzzer's final figures (or the SIGKILL after them) land inside the slot.
 STOP_GRACE_S = 1.0
 #: pytest gets SIGINT this long before the property phase ends (it still writes its
-#: JUnit file), SIGKILL at the end.
+#: JUnit file), SIGKILL at the end. Only a fallback: see FINISH_RESERVE_S.
 PYTEST_STOP_S = 3.0
+#: The tests themselves end this long before the SIGINT (no test or example starts
+#: later; a running hypothesis test stops after its current example), leaving pytest
+#: the time to end its session, print the statistics and write its JUnit file; with
+#: coverage on, COVERAGE_SAVE_S more for saving the coverage data.
+FINISH_RESERVE_S = 2.0
+COVERAGE_SAVE_S = 3.0
+#: ... but never more than this share of the property budget (small budgets).
+FINISH_RESERVE_SHARE = 0.12
 #: Start-up estimate (interpreter, instrumentation, loading the corpus) before the
 #: first campaign of the night has measured it.
 STARTUP_GUESS_S = 2.5
@@ -221,6 +230,8 @@ def _fuzz_one(
                     "target_path": str(target.path),
                     "time_s": _crash_time(result, g.artifacts),
                     "new": g.fingerprint not in known,
+                    "bug": bug_fingerprint(g.crash.exception, g.crash.message, g.crash.frames),
+                    "where": code_frame(g.crash.frames),
                 }
             )
         if not groups and error is None:
@@ -397,6 +408,8 @@ def _run_properties(
     costs = layout.work_dir / "property_costs.json"
     for stale in [junit, *per_test.parent.glob(per_test.name + "*")]:
         stale.unlink(missing_ok=True)
+    failures_dir = opts.report_dir / "property-failures"
+    shutil.rmtree(failures_dir, ignore_errors=True)
     cmd = [
         sys.executable, "-m", "pytest", "-p", "pcfuzz.fuzz._pytest_budget", "-p", "no:cacheprovider",
         "-q", "--hypothesis-show-statistics", f"--junitxml={junit}",
@@ -413,7 +426,10 @@ def _run_properties(
             "HYPOTHESIS_PROFILE": "nightly",
             "PCFUZZ_HYPOTHESIS_DB": db,
             # wall clock: the same instant in the pytest process
-            "PCFUZZ_PROPERTY_DEADLINE": str(time.time() + budget - PYTEST_STOP_S),
+            "PCFUZZ_PROPERTY_DEADLINE": str(time.time() + budget - PYTEST_STOP_S - min(
+                FINISH_RESERVE_S + (COVERAGE_SAVE_S if coverage_data is not None else 0.0),
+                FINISH_RESERVE_SHARE * budget)),
+            "PCFUZZ_PROPERTY_FAILURES": str(failures_dir),
             "PCFUZZ_PROPERTY_COSTS": str(costs),
             "PCFUZZ_PROPERTY_REPORT": str(per_test),
             "PCFUZZ_NIGHTLY": "1",
@@ -480,7 +496,14 @@ def _run_properties(
             if found and found.group(0) not in message:  # keep hypothesis's reproduction
                 example = text[found.start():].split("\n\n", 1)[0]
                 message = f"{message}\n{example[:1000]}"
-            info["failures"].append({"name": name, "message": message})
+            failure: dict[str, Any] = {"name": name, "message": message}
+            if record.get("capture"):
+                failure.update(
+                    capture=_rel(Path(record["capture"]), opts.report_dir),
+                    capture_path=str(Path(record["capture"]).resolve()),
+                    fingerprint=record.get("fingerprint"), bug=record.get("bug"),
+                    where=record.get("where"))
+            info["failures"].append(failure)
         elif case.find("skipped") is not None:
             result = "skipped"
             info["skipped"] += 1
@@ -645,6 +668,92 @@ def _mutants_on(opts: NightlyOptions) -> bool:
     return opts.budget_s >= MUTANTS_MIN_BUDGET_S if opts.mutants is None else opts.mutants
 
 
+#: Per target, what its last minimization cost and which corpus it left.
+MINIMIZE_STATE = "minimize.json"
+#: Stopping a libFuzzer process group at a step's time limit (SIGTERM, its exit).
+MINIMIZE_STOP_S = 1.5
+#: Never measured: one target process start-up per step (3 steps), and per input.
+MINIMIZE_STEP_S = 2.5
+MINIMIZE_INPUT_S = 0.01
+
+
+def _corpus_digest(target: Target) -> str:
+    """Names and sizes of every file of the target's corpora (seed and working)."""
+    import hashlib
+
+    h = hashlib.sha1(usedforsecurity=False)
+    for d in target.corpus_dirs():
+        if d.is_dir():
+            for f in sorted(d.iterdir()):
+                if f.is_file():
+                    h.update(f"{d.name}/{f.name}:{f.stat().st_size}\n".encode())
+    return h.hexdigest()
+
+
+def _minimize_state(target: Target) -> dict[str, Any]:
+    try:
+        loaded = json.loads((target.work / MINIMIZE_STATE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def _minimize_estimate(state: dict[str, Any], files: int) -> float:
+    """Seconds a minimization of ``files`` inputs will take: the last one's cost scaled
+    by the corpus size (start-ups do not scale: half of it is taken as fixed)."""
+    seconds, before = state.get("seconds"), state.get("files")
+    if isinstance(seconds, (int, float)) and isinstance(before, int) and before > 0:
+        return float(seconds) * (0.5 + 0.5 * files / before)
+    return 3 * MINIMIZE_STEP_S + files * MINIMIZE_INPUT_S
+
+
+def _minimize_phase(
+    targets: list[Target], rows: list[dict[str, Any]], end: float, stream: IO[str]
+) -> None:
+    """Minimize the working corpora until ``end``: a corpus unchanged since its last
+    minimization is left alone; the others go least recently minimized first, each only if its
+    estimated cost (its last minimization's, scaled) fits what is left, so the phase
+    ends within its share and every target not minimized is named with the reason."""
+    todo = [(t, r) for t, r in zip(targets, rows, strict=True) if r["status"] != "skipped"]
+    # the longest unminimized first (never: first of all), then most new inputs: a
+    # share too small for every target rotates through them night after night
+    todo.sort(key=lambda tr: (float(_minimize_state(tr[0]).get("when") or 0.0),
+                              -int(tr[1].get("new_inputs") or 0)))
+    for target, row in todo:
+        files, size = corpus_stats(*target.corpus_dirs())
+        state = _minimize_state(target)
+        digest = _corpus_digest(target)
+        if state.get("digest") == digest:
+            row["minimize"] = _minimize_not_run(files, size,
+                                                "unchanged since its last minimization")
+            continue
+        left = end - time.monotonic()
+        left -= min(MINIMIZE_STOP_S, 0.3 * max(0.0, left))
+        need = _minimize_estimate(state, files)
+        # never measured: it gets what is left (the try measures it)
+        if need > left and ("seconds" in state or left < 0.5):
+            row["minimize"] = _minimize_not_run(
+                files, size, f"not minimized: needs about {need:.0f}s, "
+                f"{max(0.0, left):.0f}s left in the share")
+            stream.write(f"[minimize] {target.name}: {row['minimize']['detail']}\n")
+            continue
+        stream.write(f"[minimize] {target.name} ...\n")
+        stream.flush()
+        res = minimize_corpus(target, target.work_corpus, [target.seed_corpus],
+                              time_limit_s=left)
+        row["minimize"] = res.as_dict()
+        if res.status == "swapped":
+            row["corpus_after"] = {"files": res.files_after, "bytes": res.bytes_after}
+        cut = res.detail.startswith("out of time")
+        (target.work / MINIMIZE_STATE).write_text(json.dumps({
+            # cut short: the time it had is a lower bound of what it needs
+            "digest": None if cut else _corpus_digest(target),
+            "seconds": max(res.seconds, 1.5 * need) if cut else res.seconds,
+            "files": files, "steps": res.steps, "when": time.time()}) + "\n",
+            encoding="utf-8")
+        stream.write(f"[minimize] {res.line(target.name)} in {res.seconds:.1f}s\n")
+
+
 def run_nightly(layout: Layout, opts: NightlyOptions, stream: IO[str] = sys.stderr) -> int:
     """Run the whole nightly job; returns the exit status (1 on a new crash, a property
     failure or a target that could not run; else 0)."""
@@ -706,22 +815,7 @@ def run_nightly(layout: Layout, opts: NightlyOptions, stream: IO[str] = sys.stde
                               env=subprocess_env(layout))
         clock.end()
     if opts.minimize:
-        end = clock.begin("minimization")
-        for n, (target, row) in enumerate(zip(targets, rows, strict=True)):
-            left = (end - time.monotonic()) / (len(targets) - n)
-            if row["status"] == "skipped":
-                continue
-            if left < 1.0:
-                row["minimize"]["detail"] = "out of time"
-                continue
-            stream.write(f"[minimize] {target.name} ...\n")
-            stream.flush()
-            res = minimize_corpus(target, target.work_corpus, [target.seed_corpus],
-                                  time_limit_s=left)
-            row["minimize"] = res.as_dict()
-            if res.status == "swapped":
-                row["corpus_after"] = {"files": res.files_after, "bytes": res.bytes_after}
-            stream.write(f"[minimize] {res.line(target.name)}\n")
+        _minimize_phase(targets, rows, clock.begin("minimization"), stream)
         clock.end()
     clock.begin("report")
     new_crashes = sum(1 for r in rows for c in r["crashes"] if c["new"])
@@ -743,6 +837,7 @@ def run_nightly(layout: Layout, opts: NightlyOptions, stream: IO[str] = sys.stde
         "coverage": coverage,
         "mutants": mutants,
     }
+    summary["findings"] = findings(summary)
     md = write_markdown(report, summary)  # first pass: a report exists even if cut short
     write_junit(report, summary, cases)
     clock.end()

@@ -148,6 +148,53 @@ def _mutant_lines(summary: dict[str, Any]) -> list[str]:
     return lines
 
 
+def findings(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """One entry per bug: the crashes of every fuzz target and the failures of every
+    property test, grouped by their bug fingerprint (``bug``; a finding without one,
+    an oracle's or a test's own check, is grouped by its own fingerprint, or stands
+    alone)."""
+    groups: dict[str, dict[str, Any]] = {}
+    for t in summary["targets"]:
+        for c in t["crashes"]:
+            key = c.get("bug") or c["fingerprint"]
+            entry = groups.setdefault(key, {
+                "fingerprint": key, "exception": c["exception"], "message": c["message"],
+                "where": c.get("where"), "new": False, "sources": []})
+            entry["new"] = entry["new"] or bool(c["new"])
+            entry["sources"].append({"kind": "fuzz target", "name": t["name"],
+                                     "fingerprint": c["fingerprint"], "input": c["input"]})
+    for f in summary["properties"]["failures"]:
+        key = f.get("bug") or f.get("fingerprint") or f"test {f['name']}"
+        first = f["message"].partition("\n")[0]
+        exception, _, message = first.partition(": ")
+        entry = groups.setdefault(key, {
+            "fingerprint": key, "exception": exception or "failure", "message": message,
+            "where": f.get("where"), "new": True, "sources": []})
+        entry["new"] = True
+        entry["sources"].append({"kind": "property test", "name": f["name"],
+                                 "fingerprint": f.get("fingerprint"),
+                                 "input": f.get("capture")})
+    return sorted(groups.values(), key=lambda g: (-len(g["sources"]), g["fingerprint"]))
+
+
+def _finding_lines(summary: dict[str, Any]) -> list[str]:
+    found = summary.get("findings") or []
+    if not found:
+        return []
+    lines = ["", "## Findings (one per bug)", "",
+             "Grouped by bug fingerprint (exception class, the message's fixed part, the "
+             "innermost frame in the code under test), whoever found it.", ""]
+    for g in found:
+        where = f" at `{g['where']}`" if g.get("where") else ""
+        msg = escape(g["message"][:120])
+        lines.append(f"- `{g['fingerprint']}`: {g['exception']}{where}: {msg} "
+                     f"({len(g['sources'])} source{'s' * (len(g['sources']) != 1)})")
+        for src in g["sources"]:
+            inp = f", `{src['input']}`" if src.get("input") else ""
+            lines.append(f"  - {src['kind']} `{src['name']}`{inp}")
+    return lines
+
+
 def write_markdown(
     report_dir: Path, summary: dict[str, Any], history: Path | None = None
 ) -> Path:
@@ -180,6 +227,7 @@ def write_markdown(
             f"{t['corpus_before']['files']} ({_kb(t['corpus_before']['bytes'])}) | "
             f"{t['corpus_after']['files']} ({_kb(t['corpus_after']['bytes'])}) | {new} |"
         )
+    lines += _finding_lines(summary)
     crashes = [(t, c) for t in summary["targets"] for c in t["crashes"]]
     if crashes:
         lines += [
@@ -209,16 +257,23 @@ def write_markdown(
         "",
         "## Corpus minimization",
         "",
-        "| target | result | files | bytes | features |",
-        "|---|---|---|---|---|",
+        "| target | result | files | bytes | features | s | note |",
+        "|---|---|---|---|---|---:|---|",
     ]
     for t in summary["targets"]:
         m = t["minimize"]
         lines.append(
             f"| {t['name']} | {m['status']} | {m['files_before']} -> {m['files_after']} | "
             f"{m['bytes_before']:,} -> {m['bytes_after']:,} | "
-            f"{m['features_before']} -> {m['features_after']} |"
+            f"{m['features_before']} -> {m['features_after']} | "
+            f"{float(m.get('seconds') or 0):.1f} | {escape(m['detail']) or '-'} |"
         )
+    left = [t["name"] for t in summary["targets"]
+            if t["minimize"]["status"] != "swapped"
+            and not t["minimize"]["detail"].startswith("unchanged")]
+    if left:
+        lines += ["", "Not minimized tonight (the reason is in the note): "
+                  + ", ".join(left) + "."]
     p = summary["properties"]
     lines += [
         "",
@@ -232,6 +287,10 @@ def write_markdown(
     for f in p["failures"]:
         first, _, rest = f["message"].partition("\n")
         lines.append(f"  - FAILED `{f['name']}`: {first[:200]}")
+        if f.get("capture_path"):
+            lines += [f"    - read: `{f['capture_path']}` (the failing example's calls "
+                      "and event list)",
+                      f"    - keep: `pcfuzz promote {f['capture_path']}`"]
         if rest:
             lines += ["", "    ```", *("    " + r for r in rest.splitlines()), "    ```", ""]
     if p.get("skipped_tests"):

@@ -43,6 +43,8 @@ class Call:
     kwargs: dict[str, Any]
     instance: int | None = None
     outcome: str = "returned"
+    #: the module that defines the callable (``pcfuzz.contracts.<name>....``)
+    module: str = ""
 
 
 @dataclass
@@ -79,7 +81,8 @@ def _wrap(
             instance = rec.instances.get(id(args[0]))
             shown = shown[1:]
         call = Call(name, [_snapshot(a) for a in shown],
-                    {k: _snapshot(v) for k, v in kwargs.items()}, instance)
+                    {k: _snapshot(v) for k, v in kwargs.items()}, instance,
+                    module=getattr(fn, "__module__", "") or "")
         rec.calls.append(call)
         rec.depth += 1
         try:

@@ -28,6 +28,8 @@ __all__ = [
     "ReplayError",
     "TriageGroup",
     "artifact_kind",
+    "bug_fingerprint",
+    "code_frame",
     "fingerprint_of",
     "replay",
     "triage",
@@ -136,6 +138,54 @@ def fingerprint_of(crash: Crash, project_root: Path) -> tuple[str, list[str]]:
     if crash.kind != "crash":
         label = crash.kind.capitalize()
     return f"{label}-{digest}", top
+
+
+_HARNESS_FILE = re.compile(r"^(fuzz_.*|test_.*|conftest|_replay)\.py$")
+
+
+def code_frame(frames: Sequence[tuple[str, int, str]]) -> str | None:
+    """The innermost frame of the code under test, as ``contracts/<file>:<function>``
+    (or ``<file name>:<function>`` for code outside pcfuzz): not the standard
+    library, installed packages, pcfuzz's ``fuzz/`` and ``strategies/`` folders, a
+    fuzz target (``fuzz_*.py``), a test module (``test_*.py``, ``conftest.py``, any
+    file in a ``tests`` folder), the replay driver. ``frames`` innermost first. ``None`` when there is no such frame
+    (the failure is an oracle's or a test's own check)."""
+    for filename, _line, func in frames:
+        try:
+            resolved = Path(filename).resolve()
+        except (OSError, RuntimeError):
+            continue
+        for code in _CODE_DIRS:
+            if resolved.is_relative_to(code):
+                if code.name != "contracts":
+                    break
+                return f"contracts/{resolved.relative_to(code).as_posix()}:{func}"
+        else:
+            if "contracts" in resolved.parts[:-1]:  # another copy (a planted or mutated one)
+                cut = len(resolved.parts) - 1 - resolved.parts[::-1].index("contracts")
+                return "/".join(resolved.parts[cut:]) + f":{func}"
+            if ("site-packages" in resolved.parts or str(resolved).startswith(_LIBRARY_ROOTS)
+                    or _HARNESS_FILE.match(resolved.name) or resolved.parent.name == "tests"
+                    or filename.startswith("<")):
+                continue
+            return f"{resolved.name}:{func}"
+    return None
+
+
+def bug_fingerprint(exception: str, message: str,
+                    frames: Sequence[tuple[str, int, str]]) -> str | None:
+    """One name for one bug, whoever found it (a fuzz target, a property test):
+    ``bug-<Exception>-<hash>`` of the exception class (without its module), the
+    :func:`message_shape` and the innermost frame of the code under test
+    (:func:`code_frame`). ``None`` when no frame is in the code under test: then the
+    failure is a check of the harness itself, and only its own fingerprint names it."""
+    where = code_frame(frames)
+    if where is None:
+        return None
+    name = exception.rsplit(".", 1)[-1]
+    key = "|".join([name, message_shape(message), where])
+    digest = hashlib.sha1(key.encode(), usedforsecurity=False).hexdigest()[:10]
+    return f"bug-{re.sub(r'[^A-Za-z0-9]+', '', name) or 'Crash'}-{digest}"
 
 
 def artifact_kind(path: Path) -> str:

@@ -8,6 +8,7 @@ triage and the regression store.
     pcfuzz minimize [TARGET ...] [--seeds]
     pcfuzz triage DIR [--target T]
     pcfuzz promote ARTIFACT --target T [--expect-crash]
+    pcfuzz promote PROPERTY-FAILURE.json [--expect-crash]
     pcfuzz replay [TARGET ...] [--update]
     pcfuzz show INPUT [--target T] [--json]
     pcfuzz bench [--quick] [--json FILE] [--markdown]
@@ -253,12 +254,18 @@ def cmd_promote(layout: Layout, args: argparse.Namespace) -> int:
     from pcfuzz.fuzz._regressions import write_entry
     from pcfuzz.fuzz._triage import fingerprint_of, replay
 
-    target = resolve(layout, args.target)
     artifact = Path(args.artifact).resolve()
     if not artifact.is_file():
         print(f"pcfuzz promote: no such input file: {args.artifact} (resolved to {artifact})",
               file=sys.stderr)
         return 2
+    if _is_property_failure(artifact):
+        return _promote_property_failure(layout, artifact, args)
+    if not args.target:
+        print("pcfuzz promote: pass --target NAME for a fuzz input (only a property-failure "
+              "document names its own test)", file=sys.stderr)
+        return 2
+    target = resolve(layout, args.target)
     (outcome,) = replay(target, [artifact])
     if outcome.crash is None:
         print(f"pcfuzz promote: {artifact} does not crash {target.name}; nothing to promote",
@@ -292,6 +299,34 @@ def cmd_promote(layout: Layout, args: argparse.Namespace) -> int:
     print(f"promoted {fp} ({len(data)} bytes) -> {entry.path}")
     print(f"  sidecar: {entry.sidecar}")
     print("  pytest tests/test_fuzz_targets.py now replays it"
+          + (" as a known failure (strict xfail)" if args.expect_crash else " (red until fixed)"))
+    return 0
+
+
+def _is_property_failure(path: Path) -> bool:
+    from pcfuzz.fuzz._property_regressions import FORMAT
+
+    if path.suffix != ".json":
+        return False
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return isinstance(doc, dict) and doc.get("format") == FORMAT
+
+
+def _promote_property_failure(layout: Layout, path: Path, args: argparse.Namespace) -> int:
+    from pcfuzz.fuzz._property_regressions import promote
+
+    try:
+        out, what = promote(path, layout.regressions_dir,
+                            expect="crash" if args.expect_crash else "pass")
+    except ValueError as exc:
+        print(f"pcfuzz promote: {exc}", file=sys.stderr)
+        return 1
+    print(f"promoted property failure {path.stem} -> {out}")
+    print(f"  replay: {what}")
+    print("  pytest tests/test_property_regressions.py now replays it"
           + (" as a known failure (strict xfail)" if args.expect_crash else " (red until fixed)"))
     return 0
 
@@ -427,9 +462,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--minimize-time", type=float, default=20,
                    help="seconds to minimize each crash (default 20)")
 
-    p = sub.add_parser("promote", help="put a crash input into the regression store")
-    p.add_argument("artifact", help="the crashing input file (relative paths work)")
-    p.add_argument("--target", required=True, help="target name the input crashes")
+    p = sub.add_parser("promote", help="put a crash input (or a property-test failure "
+                       "document) into the regression store")
+    p.add_argument("artifact", help="the crashing input file, or a property-failure .json "
+                   "the nightly wrote (relative paths work)")
+    p.add_argument("--target", help="target name the input crashes (not for a "
+                   "property-failure document)")
     p.add_argument("--expect-crash", action="store_true",
                    help="known open bug: pytest replays it as strict xfail")
     p.add_argument("--no-minimize", action="store_true",

@@ -27,6 +27,7 @@ from types import ModuleType
 import pytest
 from _fuzz import load_fuzz_target
 
+from pcfuzz.fuzz._property_regressions import store_dir
 from pcfuzz.fuzz._regressions import entries, input_files
 from pcfuzz.fuzz._targets import Layout, Target, discover
 
@@ -98,7 +99,8 @@ def test_regression_input_no_longer_crashes(target: Target, path: Path) -> None:
 
 
 def test_every_regression_directory_names_an_existing_target() -> None:
-    known = {t.fuzzer for t in TARGETS}
+    # `properties/` holds promoted property-test failures (tests/test_property_regressions.py)
+    known = {t.fuzzer for t in TARGETS} | {store_dir(LAYOUT.regressions_dir).name}
     root = LAYOUT.regressions_dir
     dirs = [p for p in root.iterdir() if p.is_dir()] if root.is_dir() else []
     orphans = sorted(p.name for p in dirs if p.name not in known)

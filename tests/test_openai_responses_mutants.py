@@ -1,15 +1,18 @@
-"""Responses turn snapshot from a surviving mutant: each call's
-``raw_item_is_output_item`` is true for a parsed turn (its raw item is the output
-entry at its ``output_index``) and false once the index no longer points at it
-(``0 <= i < len`` flipped made every parsed call false)."""
+"""Responses tests from surviving mutants: each call's ``raw_item_is_output_item`` is
+true for a parsed turn (its raw item is the output entry at its ``output_index``) and
+false once the index no longer points at it (``0 <= i < len`` flipped made every parsed
+call false); the snapshot's ``output_is_response_output`` likewise; a part row with
+an unknown action is rejected by name."""
 
 from __future__ import annotations
 
 import dataclasses
 
+import pytest
 from test_openai_responses import fixture_events
 
-from pcfuzz.contracts.openai_responses import parse_events
+from pcfuzz.contracts.openai_responses import REVISION, REVISIONS, parse_events
+from pcfuzz.contracts.openai_responses._tables import check_tables
 
 
 def test_a_parsed_calls_raw_item_is_the_output_item_at_its_index() -> None:
@@ -20,3 +23,23 @@ def test_a_parsed_calls_raw_item_is_the_output_item_at_its_index() -> None:
     for index in (-1, len(turn.output), call.output_index + 1):
         moved = dataclasses.replace(turn, calls=(dataclasses.replace(call, output_index=index),))
         assert moved.snapshot()["calls"][0]["raw_item_is_output_item"] is False, index
+
+
+def test_the_snapshot_says_whether_the_output_is_the_responses_own_list() -> None:
+    """From a surviving mutant: ``response.get("output") is self.output`` flipped."""
+    turn = parse_events(fixture_events())
+    assert turn.snapshot()["output_is_response_output"] is True
+    copied = dataclasses.replace(turn, output=list(turn.output))
+    assert copied.snapshot()["output_is_response_output"] is False
+
+
+def test_a_part_row_with_an_unknown_action_is_rejected_by_name() -> None:
+    """From a surviving mutant: with the action guard off, a later check still failed
+    the tables, but not for the reason: the message must name the action."""
+    tables = REVISIONS[REVISION]
+    name = "response.refusal.delta"
+    broken = dataclasses.replace(tables, part_events={
+        **tables.part_events, name: dataclasses.replace(tables.part_events[name],
+                                                        action="append")})
+    with pytest.raises(RuntimeError, match="unknown action 'append'"):
+        check_tables(broken, REVISION)

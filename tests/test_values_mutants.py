@@ -10,8 +10,9 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 
+from pcfuzz.contracts._request import MAX_CONTROL_KEY_CHARS, check_request_controls
 from pcfuzz.contracts._values import copy_json
-from pcfuzz.contracts.errors import InvalidArgument
+from pcfuzz.contracts.errors import ContinuationError, InvalidArgument
 from pcfuzz.contracts.strict_json import JSONLimits
 
 _FIELDS = list(JSONLimits.__slots__)
@@ -37,3 +38,12 @@ def test_every_bypassed_limit_field_is_rechecked(name: str, bad: Any) -> None:
     event(f"{name}: {type(bad).__name__}")
     with pytest.raises(InvalidArgument, match=f"JSONLimits.{name}"):
         copy_json({}, what="value", limits=_bypassed(name, bad))
+
+
+def test_a_request_controls_key_over_the_character_limit_is_rejected() -> None:
+    """From a surviving mutant: the key-length guard of ``check_request_controls``
+    turned off let a key of any length through."""
+    longest = "k" * MAX_CONTROL_KEY_CHARS
+    assert check_request_controls({longest: 1}, ("model",)) == {longest: 1}
+    with pytest.raises(ContinuationError, match=f"over {MAX_CONTROL_KEY_CHARS} characters"):
+        check_request_controls({longest + "k": 1}, ("model",))

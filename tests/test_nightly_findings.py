@@ -1,0 +1,328 @@
+"""Nightly findings a person can read and keep, run for real:
+
+- a failing property test's minimal example becomes a readable regression document
+  (the event list it ran, its contract and revision, what failed), ``pcfuzz promote``
+  stores it, and pytest's replay of the store fails on the broken parser and passes on
+  the real one (the broken parser is a copy of ``contracts/`` in ``tmp_path`` with one
+  planted bug, imported in place of ``pcfuzz.contracts`` by an import hook, as
+  ``pcfuzz mutants`` does);
+- one bug found by a fuzz target and by a property test is one finding in the report;
+- a property phase whose tests all pass ends on its own, green, even when the tests
+  cost more than measured; the measured costs size the next night's examples.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pcfuzz.fuzz._property_regressions import FORMAT, load, replay
+from pcfuzz.fuzz.cli import main
+
+pytest.importorskip("atheris")
+
+REPO = Path(__file__).resolve().parent.parent
+
+#: Runs a module (``pytest`` or ``pcfuzz``) with ``pcfuzz.contracts`` mapped onto the
+#: folder given as the first argument.
+BOOT = '''\
+import importlib.abc, importlib.util, runpy, sys
+from pathlib import Path
+ROOT = Path(sys.argv.pop(1))
+
+class _Planted(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name != "pcfuzz.contracts" and not name.startswith("pcfuzz.contracts."):
+            return None
+        base = ROOT.joinpath(*name.split(".")[2:])
+        if (base / "__init__.py").is_file():
+            return importlib.util.spec_from_file_location(
+                name, base / "__init__.py", submodule_search_locations=[str(base)])
+        if base.with_suffix(".py").is_file():
+            return importlib.util.spec_from_file_location(name, base.with_suffix(".py"))
+        return None
+
+sys.meta_path.insert(0, _Planted())
+module = sys.argv.pop(1)
+sys.argv[0] = module
+runpy.run_module(module, run_name="__main__", alter_sys=True)
+'''
+
+PLANTED_PROPERTY = '''\
+from hypothesis import given, settings, strategies as st
+
+from pcfuzz.contracts.errors import ContractError
+from pcfuzz.contracts.openai_chat import parse_events
+
+CHUNK = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m",
+         "choices": [{"index": 0, "delta": {"content": "hi"}, "finish_reason": None}]}
+
+
+@settings(database=None, derandomize=True)
+@given(st.lists(st.sampled_from([CHUNK, "[DONE]"]), max_size=5))
+def test_parser_rejects_only_with_contract_errors(events):
+    try:
+        parse_events(events)
+    except ContractError:
+        pass
+'''
+
+
+def _plant(tmp_path: Path) -> Path:
+    """A copy of contracts/ whose Chat ``parse_events`` raises ``KeyError`` on any list
+    of two or more events (before its docstring's first statement)."""
+    copy = tmp_path / "planted" / "contracts"
+    shutil.copytree(REPO / "contracts", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    path = copy / "openai_chat" / "_stream.py"
+    source = path.read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "parse_events")
+    first = fn.body[1]  # after the docstring
+    lines = source.splitlines(keepends=True)
+    indent = " " * first.col_offset
+    lines.insert(first.lineno - 1, f"{indent}if type(events) is list and len(events) >= 2:\n"
+                                   f"{indent}    raise KeyError('planted: two events')\n")
+    path.write_text("".join(lines), encoding="utf-8")
+    return copy
+
+
+def _run(args: list[str], cwd: Path, env: dict[str, str],
+         planted: Path | None = None) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, *(["-c", BOOT, str(planted)] if planted else ["-m"]), *args]
+    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=300, check=False, stdin=subprocess.DEVNULL)
+
+
+def test_failing_property_becomes_a_readable_regression_replayed_by_pytest(
+    tmp_path: Path,
+) -> None:
+    planted = _plant(tmp_path)
+    props = tmp_path / "props"
+    props.mkdir()
+    (props / "test_planted.py").write_text(PLANTED_PROPERTY, encoding="utf-8")
+    failures = tmp_path / "failures"
+    store = tmp_path / "regressions"
+    env = dict(os.environ, PCFUZZ_PROPERTY_FAILURES=str(failures),
+               PCFUZZ_REGRESSIONS_DIR=str(store))
+    env.pop("PCFUZZ_PROPERTY_DEADLINE", None)
+    # 1. the property fails on the planted parser; the plugin writes the document
+    run = _run(["pytest", "-p", "pcfuzz.fuzz._pytest_budget", "-p", "no:cacheprovider",
+                "-q", "--assert=plain", str(props)], tmp_path, env, planted)
+    assert run.returncode == 1, run.stdout + run.stderr
+    (doc_path,) = sorted(failures.glob("*.json"))
+    doc = json.loads(doc_path.read_text(encoding="utf-8"))  # readable: plain JSON
+    assert doc["format"] == FORMAT
+    assert doc["test"].endswith("test_planted.py::test_parser_rejects_only_with_contract_errors")
+    assert doc["contract"] == "openai-chat" and isinstance(doc["revision"], str)
+    assert len(doc["events"]) == 2, doc["events"]  # hypothesis's minimal example
+    assert doc["calls"][-1]["call"] == "parse_events"
+    assert doc["calls"][-1]["outcome"].startswith("raised KeyError")
+    assert doc["failure"]["exception"] == "KeyError"
+    assert doc["failure"]["where"] == "contracts/openai_chat/_stream.py:parse_events"
+    assert doc["failure"]["bug"] and doc_path.stem == doc["failure"]["bug"]
+    # 2. the real parser: the document does not reproduce, promote refuses it
+    assert not replay(load(doc_path)).reproduces
+    assert main(["--regressions-dir", str(store), "promote", str(doc_path)]) == 1
+    assert not (store / "properties").exists()
+    # 3. promoted where it reproduces (the planted parser)
+    run = _run(["pcfuzz", "--regressions-dir", str(store), "promote", str(doc_path)],
+               tmp_path, env, planted)
+    assert run.returncode == 0, run.stdout + run.stderr
+    (stored,) = sorted((store / "properties").glob("*.json"))
+    assert load(stored)["events"] == doc["events"] and load(stored)["expect"] == "pass"
+    # 4. pytest's replay of the store: red on the planted parser, green on the real one
+    replay_test = str(REPO / "tests" / "test_property_regressions.py")
+    red = _run(["pytest", "-q", "-p", "no:cacheprovider", "--assert=plain", replay_test],
+               REPO, env, planted)
+    assert red.returncode == 1 and "1 failed" in red.stdout, red.stdout + red.stderr
+    assert "KeyError" in red.stdout
+    green = _run(["pytest", "-q", "-p", "no:cacheprovider", replay_test], REPO, env)
+    assert green.returncode == 0 and "1 passed" in green.stdout, green.stdout + green.stderr
+
+
+TOY_PARSER = '''\
+def classify(data: bytes) -> int:
+    if not data:
+        return 0
+    if data[:1] == b"{":
+        return 1
+    if data[:3] == b"FUZ":
+        raise KeyError("toy bug: FUZ prefix")
+    return 3
+'''
+
+TOY_TARGET = '''#!/usr/bin/env python3
+import sys
+
+import atheris
+
+with atheris.instrument_imports():
+    import toy_parser
+
+
+def TestOneInput(data: bytes) -> None:
+    toy_parser.classify(data)
+
+
+def main() -> None:
+    atheris.Setup(sys.argv, TestOneInput)
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+TOY_PROPERTY = '''\
+import sys
+
+from hypothesis import given, strategies as st
+
+sys.path.insert(0, {fuzz_dir!r})
+import toy_parser  # noqa: E402
+
+
+@given(st.sampled_from([b"{{", b"[", b"FUN", b"FUZ"]), st.binary(max_size=4))
+def test_classify_never_raises(head, tail):
+    assert toy_parser.classify(head + tail) in (0, 1, 3)
+'''
+
+
+def test_one_bug_found_by_a_fuzz_target_and_a_property_test_is_one_finding(
+    tmp_path: Path,
+) -> None:
+    fuzz_dir = tmp_path / "fuzz"
+    fuzz_dir.mkdir()
+    (tmp_path / "tests" / "regressions").mkdir(parents=True)
+    (fuzz_dir / "toy_parser.py").write_text(TOY_PARSER, encoding="utf-8")
+    target = fuzz_dir / "fuzz_toy.py"
+    target.write_text(TOY_TARGET, encoding="utf-8")
+    target.chmod(0o755)
+    (fuzz_dir / "fuzz_toy.dict").write_text('kw1="FUZ"\n', encoding="utf-8")
+    (fuzz_dir / "fuzz_toy.options").write_text(
+        "[libfuzzer]\ndict = fuzz_toy.dict\nmax_len = 64\ntimeout = 5\n", encoding="utf-8")
+    (fuzz_dir / "corpus" / "fuzz_toy").mkdir(parents=True)
+    (fuzz_dir / "corpus" / "fuzz_toy" / "object").write_bytes(b"{}")
+    props = tmp_path / "props"
+    props.mkdir()
+    (props / "test_toy_property.py").write_text(
+        TOY_PROPERTY.format(fuzz_dir=str(fuzz_dir)), encoding="utf-8")
+    report = tmp_path / "report"
+    status = main(["--fuzz-dir", str(fuzz_dir), "nightly", "--budget", "24",
+                   "--property-budget", "10", "--report", str(report),
+                   "--property-tests", str(props), "--no-coverage", "--no-minimize",
+                   "--hypothesis-db", str(tmp_path / "db")])
+    assert status == 1
+    summary = json.loads((report / "summary.json").read_text(encoding="utf-8"))
+    (crash,) = summary["targets"][0]["crashes"]
+    (failure,) = summary["properties"]["failures"]
+    assert crash["where"] == failure["where"] == "toy_parser.py:classify"
+    assert crash["bug"] == failure["bug"] and crash["bug"].startswith("bug-KeyError-")
+    (finding,) = summary["findings"]
+    assert finding["fingerprint"] == crash["bug"]
+    assert sorted(s["kind"] for s in finding["sources"]) == ["fuzz target", "property test"]
+    md = (report / "summary.md").read_text(encoding="utf-8")
+    assert "## Findings (one per bug)" in md and f"`{crash['bug']}`" in md
+    assert "(2 sources)" in md and "fuzz target `toy`" in md
+    assert "property test `" in md and "test_classify_never_raises" in md
+
+
+SLOWER_THAN_MEASURED = '''\
+import time
+
+from hypothesis import given, settings, strategies as st
+
+# hypothesis's default profile (no conftest here) has a 200 ms deadline
+settings.register_profile("slow", deadline=None)
+settings.load_profile("slow")
+
+
+@given(st.integers())
+def test_a(x):
+    time.sleep(0.3)
+    assert int(str(x)) == x
+
+
+@given(st.integers())
+def test_b(x):
+    time.sleep(0.3)
+    assert int(str(x)) == x
+
+
+@given(st.integers())
+def test_c(x):
+    time.sleep(0.3)
+    assert int(str(x)) == x
+'''
+
+
+def test_a_green_property_phase_ends_on_its_own_and_is_reported_green(tmp_path: Path) -> None:
+    """Never measured, each example is assumed to cost 50 ms; they take 300 ms, so the
+    first test is sized to six times its slice. Without the stop at the deadline the
+    tests would overrun the share and pytest would be interrupted, then killed. With
+    it, a test stops after its current example when the share ends: pytest exits 0
+    with every test passed."""
+    from pcfuzz.fuzz._nightly import NightlyOptions, run_nightly
+    from pcfuzz.fuzz._targets import Layout
+
+    fuzz_dir = tmp_path / "fuzz"
+    fuzz_dir.mkdir()
+    work = tmp_path / "work"
+    work.mkdir()
+    props = tmp_path / "props"
+    props.mkdir()
+    (props / "test_slow.py").write_text(SLOWER_THAN_MEASURED, encoding="utf-8")
+    report = tmp_path / "report"
+    layout = Layout.from_options(str(fuzz_dir), str(tmp_path / "regressions"), str(work))
+    opts = NightlyOptions(budget_s=16, property_budget_s=12, report_dir=report,
+                          property_tests=[str(props)], minimize=False, coverage=False,
+                          hypothesis_db=str(tmp_path / "db"), mutants=False)
+    status = run_nightly(layout, opts, stream=open(os.devnull, "w"))  # noqa: SIM115
+    p = json.loads((report / "summary.json").read_text(encoding="utf-8"))["properties"]
+    assert p["exit_code"] == 0 and status == 0, p
+    assert (p["passed"], p["failed"], p["errors"], p["skipped"]) == (3, 0, 0, 0), p
+    assert p["duration_s"] <= 12, p
+    rows = {r["name"].rsplit("::", 1)[1]: r for r in p["table"]}
+    assert all(r["result"] == "passed" and r["examples"] >= 1 for r in rows.values()), rows
+    assert any("time was up" in r["stopped_because"] for r in rows.values()), rows
+
+
+CHEAP = """\
+from hypothesis import given, strategies as st
+
+
+@given(st.integers())
+def test_cheap(x):
+    assert int(str(x)) == x
+"""
+
+
+def test_a_cheap_tests_measured_cost_sizes_its_examples_the_next_night(tmp_path: Path) -> None:
+    """Never measured, a test is assumed to cost 0.3 s plus 50 ms an example: in a
+    one-second slice that plans 14 examples. Once measured (a few milliseconds in all),
+    the fixed cost is bounded by the measured run, and the same slice plans hundreds."""
+    props = tmp_path / "props"
+    props.mkdir()
+    (props / "test_cheap.py").write_text(CHEAP, encoding="utf-8")
+    costs = tmp_path / "costs.json"
+    report = tmp_path / "report.json"
+    env = dict(os.environ, PCFUZZ_PROPERTY_COSTS=str(costs), PCFUZZ_PROPERTY_REPORT=str(report),
+               PCFUZZ_PROPERTY_BUDGET_S="1.5")
+    env.pop("PCFUZZ_PROPERTY_DEADLINE", None)
+    planned = []
+    for _night in range(2):
+        run = _run(["pytest", "-p", "pcfuzz.fuzz._pytest_budget", "-p", "no:cacheprovider",
+                    "-q", str(props)], tmp_path, env)
+        assert run.returncode == 0, run.stdout + run.stderr
+        (record,) = json.loads(report.read_text(encoding="utf-8")).values()
+        planned.append(record["planned"])
+    (cost,) = json.loads(costs.read_text(encoding="utf-8")).values()
+    assert cost["overhead_s"] <= cost["seconds"], cost
+    assert planned[0] <= 20 and planned[1] > 5 * planned[0], planned

@@ -1,0 +1,44 @@
+"""Promoted property-test failures, replayed by pytest.
+
+Each ``tests/regressions/properties/<fingerprint>.json`` (written by ``pcfuzz promote``
+from the document the nightly property run captured, format
+``pcfuzz-property-regression/1``) holds the calls a failing property made into the
+contracts and the event list it ran. Its calls run again, in order, against the
+current contracts: any exception other than a ``ContractError`` escaping a call fails
+the test (``expect: "crash"`` makes it a strict xfail, a known open bug).
+``PCFUZZ_REGRESSIONS_DIR`` points the replay at another store (the nightly tests use it).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pcfuzz.fuzz._property_regressions import load, replay, store_dir
+from pcfuzz.fuzz._targets import Layout
+
+STORE = store_dir(Layout.from_options().regressions_dir)
+
+
+def _cases() -> list[object]:
+    cases: list[object] = []
+    for path in sorted(STORE.glob("*.json")) if STORE.is_dir() else []:
+        marks = []
+        try:
+            expect = load(path).get("expect")
+        except ValueError:
+            expect = "pass"  # the test reports the bad document
+        if expect == "crash":
+            marks.append(pytest.mark.xfail(strict=True, reason=f"known open bug {path.stem}"))
+        cases.append(pytest.param(path, id=path.name, marks=marks))
+    return cases
+
+
+@pytest.mark.parametrize("path", _cases())
+def test_promoted_property_failure_no_longer_fails(path: Path) -> None:
+    doc = load(path)
+    result = replay(doc)
+    assert not result.reproduces, (
+        f"{path.name} ({doc.get('test')}, contract {doc.get('contract')} revision "
+        f"{doc.get('revision')}): {result.text()}")
