@@ -39,6 +39,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -225,7 +226,7 @@ def streams_cases(opts: Options) -> list[Record]:
                 loads(text)
 
         ratios, per_call = paired(
-            lambda parse=parse, frames=frames: parse(frames), decode, opts.n_rounds,
+            partial(parse, frames), decode, opts.n_rounds,
             opts.round_seconds,
         )
         records.append(_timed_record(
@@ -243,8 +244,8 @@ def scaling_cases(opts: Options) -> list[Record]:
         small, _ = build(2_000)
         large, texts = build(8_000)
         ratios, per_call = paired(
-            lambda parse=parse, large=large: parse(large),
-            lambda parse=parse, small=small: parse(small),
+            partial(parse, large),
+            partial(parse, small),
             opts.n_rounds,
             opts.round_seconds * 2,
         )
@@ -284,7 +285,7 @@ def wire_cases(opts: Options) -> list[Record]:
         if len(floor(raw)) != len(turn.calls):
             raise RuntimeError(f"{contract}: the floor pipeline and parse_sse disagree")
         ratios, per_call = paired(
-            lambda name=name, raw=raw: parse_sse(name, raw), lambda floor=floor, raw=raw: floor(raw),
+            partial(parse_sse, name, raw), partial(floor, raw),
             opts.n_rounds, opts.round_seconds,
         )
         records.append(_timed_record(
@@ -303,8 +304,8 @@ def wire_cases(opts: Options) -> list[Record]:
             ))
             continue
         ratios, per_call = paired(
-            lambda name=name, small=small: parse_sse(name, small),
-            lambda sdk=sdk, small=small: sdk(small),
+            partial(parse_sse, name, small),
+            partial(sdk, small),
             min(opts.n_rounds, 3 if opts.quick else 5), opts.round_seconds,
         )
         record = _timed_record(

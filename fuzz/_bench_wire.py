@@ -22,7 +22,7 @@ from __future__ import annotations
 import importlib.util
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 __all__ = ["FLOORS", "SDK_PATHS", "sdk_path"]
 
@@ -146,7 +146,8 @@ def _anthropic() -> Callable[[bytes], Any]:
         for sse in SSEDecoder().iter_bytes(iter([data])):
             if sse.event == "ping":
                 continue
-            event = construct_type(type_=RawMessageStreamEvent, value=sse.json())
+            event = cast(RawMessageStreamEvent,
+                         construct_type(type_=RawMessageStreamEvent, value=sse.json()))
             snapshot = accumulate_event(event=event, current_snapshot=snapshot, json_bufs=buffers)
         return snapshot
 

@@ -463,7 +463,8 @@ def conform(adapter: Adapter, contract: str, *, input: str = "events", strict: b
     else:
         from hypothesis import settings
 
-        plan = f"{max_examples or settings.default.max_examples} examples each"
+        loaded = settings.default or settings.get_profile("default")
+        plan = f"{max_examples or loaded.max_examples} examples each"
     say(f"{len(chosen)} famil{'y' if len(chosen) == 1 else 'ies'} to run ({plan})")
     report = Report(contract, adapter_name, input, strict)
     found, replayed, passing = replay_regressions(adapter, contract, regressions, input=input,

@@ -207,7 +207,7 @@ def _chat(revision: str) -> list[Change]:
                          ("function_delta", ChoiceDeltaToolCallFunction)):
         # closed levels: an unknown key fails, so a new SDK field is execution drift
         rows += _set_changes(c, f"{level} fields", t.levels[level],
-                             model.model_fields)  # type: ignore[attr-defined]
+                             model.model_fields)
     rows += _set_changes(c, "tool types", t.tool_types,
                          literal_values(ChoiceDeltaToolCall, "type"))
     return rows
