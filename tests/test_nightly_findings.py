@@ -96,6 +96,9 @@ def _plant(tmp_path: Path) -> Path:
 def _run(args: list[str], cwd: Path, env: dict[str, str],
          planted: Path | None = None) -> subprocess.CompletedProcess[str]:
     cmd = [sys.executable, *(["-c", BOOT, str(planted)] if planted else ["-m"]), *args]
+    # The child is a pytest of its own, not an xdist worker of this run (the budget
+    # plugin suffixes its files with the worker name it finds in the environment).
+    env = {k: v for k, v in env.items() if not k.startswith("PYTEST_XDIST_")}
     return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=300, check=False, stdin=subprocess.DEVNULL)
 
@@ -284,14 +287,22 @@ def test_a_green_property_phase_ends_on_its_own_and_is_reported_green(tmp_path: 
     opts = NightlyOptions(budget_s=16, property_budget_s=12, report_dir=report,
                           property_tests=[str(props)], minimize=False, coverage=False,
                           hypothesis_db=str(tmp_path / "db"), mutants=False)
-    status = run_nightly(layout, opts, stream=open(os.devnull, "w"))  # noqa: SIM115
+    with open(os.devnull, "w") as sink:
+        status = run_nightly(layout, opts, stream=sink)
     p = json.loads((report / "summary.json").read_text(encoding="utf-8"))["properties"]
     assert p["exit_code"] == 0 and status == 0, p
-    assert (p["passed"], p["failed"], p["errors"], p["skipped"]) == (3, 0, 0, 0), p
+    assert (p["failed"], p["errors"]) == (0, 0), p
     assert p["duration_s"] <= 12, p
     rows = {r["name"].rsplit("::", 1)[1]: r for r in p["table"]}
-    assert all(r["result"] == "passed" and r["examples"] >= 1 for r in rows.values()), rows
-    assert any("time was up" in r["stopped_because"] for r in rows.values()), rows
+    # On an idle machine all three pass. On a loaded one pytest's start-up eats into
+    # the share, and a test that no time is left for is skipped *by name* (never
+    # killed, never red): the first one always runs, and stops when its time is up.
+    assert rows["test_a"]["result"] == "passed" and rows["test_a"]["examples"] >= 1, rows
+    assert "time was up" in rows["test_a"]["stopped_because"], rows
+    assert p["passed"] + p["skipped"] == 3, p
+    skipped = {s["name"].rsplit("::", 1)[1]: s["reason"] for s in p.get("skipped_tests", [])}
+    assert len(skipped) == p["skipped"], p
+    assert all("budget" in reason for reason in skipped.values()), skipped
 
 
 CHEAP = """\

@@ -321,7 +321,9 @@ def test_the_installed_conformance_kit_on_the_tutorials_parser(installed: Instal
     passed = _status(pytest_cmd, work, env, 0)
     assert "8 passed" in passed.stdout and "skipped" in passed.stdout, passed.stdout
 
-    # .hypothesis: hypothesis' own cache (under the current directory, as always).
+    # .pcfuzz: where pcfuzz conform keeps hypothesis' cache; .hypothesis: hypothesis'
+    # own cache when the user's pytest runs the plugin (their run, their directory).
     assert {p.name for p in work.iterdir()} <= {
-        "conform-regressions", "test_toy_anthropic.py", "toy_anthropic.py", ".hypothesis"}
+        "conform-regressions", "test_toy_anthropic.py", "toy_anthropic.py", ".hypothesis",
+        ".pcfuzz"}
     assert _tree(installed.package) == before, "pcfuzz wrote into the installed package"
