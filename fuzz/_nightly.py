@@ -521,8 +521,8 @@ def _run_properties(
             info["skipped"] += 1
             info["skipped_tests"].append({"name": name, "reason": record.get("reason", "")})
             info["table"].append(_table_row(name, "skipped", record, None))
-    for skip in module_skips:
-        info["skipped_tests"].append(skip)
+    for module_skip in module_skips:
+        info["skipped_tests"].append(module_skip)
         info["skipped"] += 1
         info["tests"] += 1
     if not cases and not records and stopped:

@@ -73,7 +73,8 @@ def _worker_suffix() -> str:
 def _ceiling() -> int:
     from hypothesis import settings
 
-    top = int(settings.default.max_examples)
+    loaded = settings.default or settings.get_profile("default")
+    top = int(loaded.max_examples)
     cap = os.environ.get("PCFUZZ_PROPERTY_MAX_EXAMPLES")
     if cap:
         top = min(top, max(1, int(cap)))
@@ -150,7 +151,7 @@ def _apply_max_examples(item: pytest.Item, n: int) -> int:
         n = min(n, int(current.max_examples))
         cls.settings = settings(parent=current, max_examples=max(1, n))
         return max(1, n)
-    fn = getattr(obj, "__func__", obj)
+    fn: Any = getattr(obj, "__func__", obj)
     current = getattr(fn, "_hypothesis_internal_use_settings", None)
     if current is None:
         return n
