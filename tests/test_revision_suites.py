@@ -34,6 +34,11 @@ SUITE_FILES = (
     "tests/test_gemini_interactions_properties.py",
     "tests/test_openai_chat_properties.py",
     "tests/test_hostile_arguments.py",
+    # resume/replay, truncation (open cut) and fast-path equivalence properties
+    "tests/test_gemini_interactions_resume.py",
+    "tests/test_gemini_interactions_fast_path.py",
+    "tests/test_anthropic_messages_open_cut.py",
+    "tests/test_openai_chat_fastpath.py",
     # the generators of every revision against the installed SDK types
     "tests/test_oracles_openai_responses.py",
     "tests/test_oracles_anthropic_messages.py",
