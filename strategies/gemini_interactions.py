@@ -1,12 +1,14 @@
 """Hypothesis strategies for Gemini Interactions v1 event streams.
 
 An independent model of the protocol: this module never imports the parser's tables
-or helpers. A :class:`TurnModel` (steps of every pinned v1 type, function calls with
-arguments) is rendered to a valid typed-SSE-projection event list with arbitrary
-int32 indexes, optional ``event_id``s, optional status updates and optional usage
-fields. Mutators produce the attack classes: replays (same id, same payload / other
-payload), truncation, unknown steps and statuses, v1beta-only shapes, absent
-``arguments``.
+or helpers. A :class:`TurnModel` of one contract revision (steps of every v1 type of
+that revision, function calls with arguments; at 2026-12-01 also the server-side steps
+and the ``queued`` / ``requires_continuation`` statuses) is rendered to a valid
+typed-SSE-projection event list with arbitrary int32 indexes, optional ``event_id``s,
+optional status updates and optional usage fields. :data:`TERMINAL_OUTCOMES` says what
+each terminal status does in each revision. Mutators produce the attack classes:
+replays (same id, same payload / other payload), truncation, steps and statuses outside
+the revision, v1beta-only shapes, absent ``arguments``.
 """
 
 from __future__ import annotations
