@@ -389,10 +389,13 @@ class GeminiStreamMachine(RuleBasedStateMachine):
     @precondition(lambda self: self._alive())
     @rule(target=delivered, index=gs.INT32, data=st.data())
     def start_step(self, index: int, data: st.DataObject) -> dict[str, Any]:
-        # replayable steps twice as often; every step of the revision's union
-        step_type = data.draw(st.sampled_from(REPLAYABLE_STEP_TYPES)
-                              | st.sampled_from(REPLAYABLE_STEP_TYPES)
-                              | st.sampled_from(gs.step_types(self.revision)), label="step_type")
+        # replayable steps twice as often; every step of the revision's union; the
+        # steps the revision added as often again (so short runs reach them)
+        kinds = [st.sampled_from(REPLAYABLE_STEP_TYPES), st.sampled_from(REPLAYABLE_STEP_TYPES),
+                 st.sampled_from(gs.step_types(self.revision))]
+        if gs.LATER_HOSTED_STEP_TYPES[self.revision]:
+            kinds.append(st.sampled_from(gs.LATER_HOSTED_STEP_TYPES[self.revision]))
+        step_type = data.draw(st.one_of(kinds), label="step_type")
         return self._start(step_type, index, data)
 
     def _start(self, step_type: str, index: int, data: st.DataObject) -> dict[str, Any]:
