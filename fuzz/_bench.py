@@ -391,7 +391,10 @@ def fuzz_cases(opts: Options) -> list[Record]:
 
 # --- case 6: hypothesis state machines ------------------------------------------------
 
-_MACHINES = re.compile(r"^(Test\w+Machine) = \w+\.TestCase", re.MULTILINE)
+# ``TestM = M.TestCase``, or one name per contract revision:
+# ``TestM, TestM20261201 = machines_per_revision(M)`` (tests/_revisions.py)
+_MACHINES = re.compile(r"^(Test\w+Machine\w*(?:, Test\w+Machine\w*)*) = "
+                       r"(?:\w+\.TestCase|machines_per_revision\()", re.MULTILINE)
 _PASSING = re.compile(r"(\d+) passing")
 _GENERATE = re.compile(r"during generate phase \(([\d.]+) seconds\)")
 
@@ -400,7 +403,9 @@ def hypothesis_cases(opts: Options) -> list[Record]:
     root = Layout.from_options().project_root
     records = []
     for path in sorted((root / "tests").glob("test_*.py")):
-        for name in _MACHINES.findall(path.read_text(encoding="utf-8")):
+        names = [name for line in _MACHINES.findall(path.read_text(encoding="utf-8"))
+                 for name in line.split(", ")]
+        for name in names:
             node = f"{path.relative_to(root)}::{name}"
             opts.progress(f"hypothesis: {node}")
             env = subprocess_env(Layout.from_options(), {"HYPOTHESIS_PROFILE": "ci"})

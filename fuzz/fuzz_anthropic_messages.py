@@ -62,7 +62,10 @@ _EVENT_NAMES = (
 )
 # ToolUseBlock.caller values: only "direct" is in the pinned contract.
 _CALLERS = ({"type": "direct"}, {"type": "code_execution_20250825", "tool_id": "srv"})
-_STOP_REASONS = ("tool_use", "tool_use", "end_turn", "max_tokens", "pause_turn", "refusal", "x_future")
+# Stop reasons: anthropic's StopReason lists the same seven in both shipped revisions
+# (2.15.0 for 2026-12-01); "x_future" is unknown to both.
+_STOP_REASONS = ("tool_use", "tool_use", "end_turn", "max_tokens", "pause_turn", "refusal",
+                 "model_context_window_exceeded", "x_future")
 _BLOCK_KINDS = ("text", "thinking", "redacted_thinking", "server", "client", "client", "fallback")
 _MAX_EVENTS = 400
 
@@ -209,15 +212,24 @@ def _mutate(fdp: atheris.FuzzedDataProvider, events: list[dict[str, Any]]) -> No
                 data["delta"]["partial_json"] = fdp.ConsumeUnicodeNoSurrogates(6)
 
 
+def _revision_for(data: bytes) -> str:
+    """The structured mode's revision: the input's length picks one (no byte consumed,
+    so a corpus entry keeps its meaning)."""
+    return _REVISIONS[len(data) % len(_REVISIONS)]
+
+
 def _structured_mode(data: bytes) -> None:
+    revision = _revision_for(data)
     fdp = atheris.FuzzedDataProvider(data)
     eager = fdp.ConsumeBool()
     events = _generate(fdp)
     _mutate(fdp, events)
-    stream = AnthropicMessagesStream(eager_input_streaming=eager)
+    stream = AnthropicMessagesStream(eager_input_streaming=eager, revision=revision)
     for event in events:
         stream.feed(event)
-    _check_turn(stream.close())
+    turn = stream.close()
+    _check(turn.revision == revision, "the turn is of another revision")
+    _check_turn(turn)
 
 
 _TRUNCATING = frozenset({"max_tokens", "model_context_window_exceeded"})

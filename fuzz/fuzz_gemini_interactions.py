@@ -9,11 +9,14 @@ first byte selects a mode (``byte % 3``):
 * 0: raw JSON lines; each non-empty line is loaded strictly and fed as one event,
   then ``close()``;
 * 1: structure-aware; :class:`atheris.FuzzedDataProvider` builds a valid stream
-  (every pinned step type, interleaved function calls with argument fragments cut
-  anywhere, event ids, status updates, usage), applies mutations (drop, duplicate,
-  swap, replay with/without a changed payload, retype, truncate, overwrite a field,
-  insert an error / v1beta step / unknown status), parses it and, when it parses,
-  checks the contract's invariants and builds both continuations;
+  (every pinned step type, the server-side steps and statuses revision 2026-12-01
+  added, interleaved function calls with argument fragments cut anywhere, event ids,
+  status updates, usage), applies mutations (drop, duplicate, swap, replay
+  with/without a changed payload, retype, truncate, overwrite a field, insert an
+  error / v1beta step / unknown status), parses it under the input's revision and,
+  when it parses, checks that revision's rules (a step or status it does not know
+  never parses; only ``requires_action`` releases calls) and builds both
+  continuations;
 * 2: the rest is one JSON Interaction object parsed as a create or GET snapshot,
   then continued statelessly and statefully.
 
@@ -65,6 +68,29 @@ _STEP_TYPES = (
 )
 _STATUSES = ("requires_action", "requires_action", "completed", "failed", "cancelled",
              "incomplete", "in_progress", "budget_exceeded")
+# What each revision adds, written here from the google-genai 3.6.1 types (not from
+# the parser's tables): six server-side steps (call steps carry ``id``, result steps
+# ``call_id``; retrieval/tool-search calls carry ``arguments``) with deltas of the same
+# type names, and the statuses queued (non-terminal), requires_continuation (returned,
+# nothing released), idle (no meaning: fails closed); budget_exceeded (a provider
+# failure) was already drawn above, unknown to 2026-07-21.
+_LATER_STEPS: dict[str, tuple[str, ...]] = {
+    "2026-07-21": (),
+    "2026-12-01": ("processing_call", "processing_result", "retrieval_call",
+                   "retrieval_result", "tool_search_call", "tool_search_result"),
+}
+_LATER_STATUSES: dict[str, tuple[str, ...]] = {
+    "2026-07-21": (),
+    "2026-12-01": ("queued", "requires_continuation", "requires_continuation", "idle"),
+}
+_ALL_LATER_STEPS = tuple(t for r in sorted(_LATER_STEPS) for t in _LATER_STEPS[r])
+_ALL_LATER_STATUSES = tuple(dict.fromkeys(
+    ("budget_exceeded", *(t for r in sorted(_LATER_STATUSES) for t in _LATER_STATUSES[r]))))
+# A terminal status each revision returns a turn for (all other terminals raise).
+_RETURNED: dict[str, frozenset[str]] = {
+    "2026-07-21": frozenset({"requires_action", "completed"}),
+    "2026-12-01": frozenset({"requires_action", "completed", "requires_continuation"}),
+}
 _MAX_EVENTS = 400
 _REVISIONS = sorted(REVISIONS)
 
@@ -73,6 +99,10 @@ def _revision_for(data: bytes) -> str:
     """Every shipped revision is fuzzed: the input's length picks one (no byte consumed,
     so a corpus entry keeps its meaning)."""
     return _REVISIONS[len(data) % len(_REVISIONS)]
+
+
+def _known_steps(revision: str) -> frozenset[str]:
+    return frozenset({*_STEP_TYPES, *_LATER_STEPS[revision]}) - {"mcp_server_tool_call"}
 _USER_INPUT = {"type": "user_input", "content": [{"type": "text", "text": "go"}]}
 
 
@@ -89,12 +119,50 @@ def _ev(kind: str, **fields: Any) -> dict[str, Any]:
     return {"event_type": kind, **fields}
 
 
-def _generate(fdp: atheris.FuzzedDataProvider) -> tuple[list[dict[str, Any]], str]:
+def _later_step(fdp: atheris.FuzzedDataProvider, kind: str, n: int) -> dict[str, Any]:
+    """A 2026-12-01 server-side step.start as the google-genai 3.6.1 types define it."""
+    if kind.endswith("_call"):
+        step: dict[str, Any] = {"type": kind, "id": f"h-{n}"}
+        if kind == "retrieval_call":
+            step["arguments"] = {"queries": [fdp.ConsumeUnicodeNoSurrogates(4)]}
+        elif kind == "tool_search_call":
+            step["arguments"] = {"function_names": ["lookup"]}
+    else:
+        step = {"type": kind, "call_id": f"h-{n}"}
+    if fdp.ConsumeBool():
+        step["signature"] = "sig"
+    return step
+
+
+def _later_delta(fdp: atheris.FuzzedDataProvider, kind: str) -> dict[str, Any]:
+    """Its delta (the same type name), with the fields 3.6.1 defines for it."""
+    delta: dict[str, Any] = {"type": kind}
+    if kind == "retrieval_call":
+        delta["arguments"] = {"queries": [fdp.ConsumeUnicodeNoSurrogates(4)]}
+    elif kind == "retrieval_result":
+        delta["is_error"] = fdp.ConsumeBool()
+    elif kind == "tool_search_result" and fdp.ConsumeBool():
+        delta["result"] = [{"type": "function", "name": "lookup"}]
+    if fdp.ConsumeBool():
+        delta["signature"] = "s"
+    return delta
+
+
+def _generate(fdp: atheris.FuzzedDataProvider,
+              revision: str = "2026-07-21") -> tuple[list[dict[str, Any]], str]:
+    """A stream of ``revision``'s shapes (and, rarely, a later revision's step or
+    status, which ``revision`` must reject)."""
     iid = fdp.ConsumeUnicodeNoSurrogates(6) or "i"
+    kinds = (*_STEP_TYPES, *_LATER_STEPS[revision], *_LATER_STEPS[revision])
+    if fdp.ConsumeIntInRange(0, 7) == 7:  # rare, also for exhausted input
+        kinds = (*kinds, *_ALL_LATER_STEPS)
+    statuses = (*_STATUSES, *_LATER_STATUSES[revision])
+    if fdp.ConsumeIntInRange(0, 7) == 7:
+        statuses = (*statuses, *_ALL_LATER_STATUSES)
     queues: list[list[dict[str, Any]]] = []
     for n in range(fdp.ConsumeIntInRange(0, 5)):
         index = fdp.ConsumeIntInRange(-(2**31), 2**31 - 1) if fdp.ConsumeBool() else n
-        kind = _STEP_TYPES[fdp.ConsumeIntInRange(0, len(_STEP_TYPES) - 1)]
+        kind = kinds[fdp.ConsumeIntInRange(0, len(kinds) - 1)]
         q: list[dict[str, Any]] = []
         if kind == "function_call":
             args = {fdp.ConsumeUnicodeNoSurrogates(4): _json_value(fdp)
@@ -109,6 +177,10 @@ def _generate(fdp: atheris.FuzzedDataProvider) -> tuple[list[dict[str, Any]], st
                 if fdp.ConsumeIntInRange(0, 5):
                     delta["arguments"] = part
                 q.append(_ev("step.delta", index=index, delta=delta))
+        elif kind in _ALL_LATER_STEPS:
+            q.append(_ev("step.start", index=index, step=_later_step(fdp, kind, n)))
+            for _ in range(fdp.ConsumeIntInRange(0, 2)):
+                q.append(_ev("step.delta", index=index, delta=_later_delta(fdp, kind)))
         else:
             step = {"type": kind, "id": f"s-{n}", "signature": "sig"}
             q.append(_ev("step.start", index=index, step=step))
@@ -127,9 +199,9 @@ def _generate(fdp: atheris.FuzzedDataProvider) -> tuple[list[dict[str, Any]], st
     if fdp.ConsumeBool():
         body.insert(fdp.ConsumeIntInRange(0, len(body)),
                     _ev("interaction.status_update", interaction_id=iid,
-                        status=_STATUSES[fdp.ConsumeIntInRange(0, len(_STATUSES) - 1)]))
+                        status=statuses[fdp.ConsumeIntInRange(0, len(statuses) - 1)]))
     terminal: dict[str, Any] = {"id": iid,
-                                "status": _STATUSES[fdp.ConsumeIntInRange(0, len(_STATUSES) - 1)]}
+                                "status": statuses[fdp.ConsumeIntInRange(0, len(statuses) - 1)]}
     if fdp.ConsumeBool():
         terminal["usage"] = {"total_tokens": fdp.ConsumeIntInRange(-1, 100)}
     events = [_ev("interaction.created", interaction={"id": iid, "status": "in_progress"}),
@@ -183,7 +255,13 @@ def _tools(calls: Any) -> list[dict[str, Any]]:
             for n in sorted({c.name for c in calls})]
 
 
-def _check_turn(turn: Any) -> None:
+def _check_turn(turn: Any, revision: str) -> None:
+    """The invariants of a returned turn under ``revision``'s rules."""
+    _check(turn.revision == revision, "the turn is of another revision")
+    _check(turn.status in _RETURNED[revision],
+           f"terminal status {turn.status!r} returned under {revision}")
+    unknown = {s.get("type") for s in turn.steps} - _known_steps(revision)
+    _check(not unknown, f"steps {sorted(map(str, unknown))} accepted under {revision}")
     call_steps = [s for s in turn.steps if s.get("type") == "function_call"]
     if turn.status != "requires_action":
         _check(turn.calls == (), "calls released without requires_action")
@@ -215,29 +293,40 @@ def _check_turn(turn: Any) -> None:
 
 
 def _lines_mode(data: bytes) -> None:
-    stream = GeminiInteractionsStream(revision=_revision_for(data))
+    revision = _revision_for(data)
+    stream = GeminiInteractionsStream(revision=revision)
     for line in data.split(b"\n")[:_MAX_EVENTS]:
         if line.strip():
             stream.feed(loads(line))
-    _check_turn(stream.close())
+    _check_turn(stream.close(), revision)
+
+
+def structured_events(data: bytes) -> tuple[str, list[dict[str, Any]]]:
+    """The structured mode's revision and (mutated) events for ``data`` (without the
+    mode byte): what ``_structured_mode`` parses."""
+    revision = _revision_for(data)
+    fdp = atheris.FuzzedDataProvider(data)
+    events, _ = _generate(fdp, revision)
+    _mutate(fdp, events)
+    return revision, events
 
 
 def _structured_mode(data: bytes) -> None:
-    fdp = atheris.FuzzedDataProvider(data)
-    events, _ = _generate(fdp)
-    _mutate(fdp, events)
-    stream = GeminiInteractionsStream(revision=_revision_for(data))
+    revision, events = structured_events(data)
+    stream = GeminiInteractionsStream(revision=revision)
     for event in events:
         stream.feed(event)
-    _check_turn(stream.close())
+    _check_turn(stream.close(), revision)
 
 
 def _snapshot_mode(data: bytes) -> None:
     if not data:
         return
+    revision = _revision_for(data)
     origin = "get" if data[0] % 2 else "create"
-    snap = parse_interaction(loads(data[1:]), origin=origin)
+    snap = parse_interaction(loads(data[1:]), origin=origin, revision=revision)
     _check(snap.status == "requires_action" or snap.calls == (), "snapshot calls gate")
+    _check(snap.status in _RETURNED[revision], f"snapshot status {snap.status!r} returned")
     if not snap.calls:
         return
     results = [ModelVisibleToolResult(c.call_id, "ok") for c in snap.calls]

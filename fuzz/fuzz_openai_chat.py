@@ -48,6 +48,13 @@ def _revision_for(data: bytes) -> str:
     """Every shipped revision is fuzzed: the input's length picks one (no byte consumed,
     so a corpus entry keeps its meaning)."""
     return _REVISIONS[len(data) % len(_REVISIONS)]
+
+
+# Delta fields each revision knows only as null, written here from the openai types
+# (not from the parser's tables): openai 3.57.0's ChoiceDelta has ``audio``. Unknown to
+# 2026-07-21, so there a null ``audio`` is an unknown delta field (rejected).
+_NULL_DELTA_FIELDS: dict[str, tuple[str, ...]] = {"2026-07-21": (), "2026-12-01": ("audio",)}
+_ALL_NULL_DELTA_FIELDS = tuple(sorted({f for v in _NULL_DELTA_FIELDS.values() for f in v}))
 #: First byte selecting the structure-aware mode.
 STRUCTURED = 0x00
 
@@ -60,10 +67,11 @@ _REJECTING = ("drop_done", "cut", "error_frame", "bool_choice_index", "bool_tool
 _FREE = ("duplicate_frame", "swap_frames", "drop_frame", "overwrite_value")
 
 
-def run_sse(data: bytes) -> ChatCompletionTurn | None:
-    """Decode ``data`` as raw SSE and feed every event's frame; return the turn, or
-    ``None`` on a rejection. Raises anything that is not a ``ContractError``."""
-    stream = ChatCompletionStream(revision=_revision_for(data))
+def run_sse(data: bytes, revision: str | None = None) -> ChatCompletionTurn | None:
+    """Decode ``data`` as raw SSE and feed every event's frame under ``revision`` (by
+    default the one the input's length picks); return the turn, or ``None`` on a
+    rejection. Raises anything that is not a ``ContractError``."""
+    stream = ChatCompletionStream(revision=revision or _revision_for(data))
     try:
         for frame in sse_to_events(CONTRACT, decode_sse(data)):
             stream.feed(frame)
@@ -281,20 +289,49 @@ def _mutate(fdp: Any, frames: list[Any], model: dict[str, Any]) -> str | None:
     return name
 
 
+def _later_null_fields(fdp: Any, frames: list[Any], revision: str) -> str | None:
+    """Null delta fields of the revision's shapes on some frames; or, rarely, a later
+    revision's one that ``revision`` does not know (then the stream must be rejected:
+    returned as a rejecting mutation's name)."""
+    fields = _NULL_DELTA_FIELDS[revision]
+    foreign = tuple(f for f in _ALL_NULL_DELTA_FIELDS if f not in fields)
+    choices = [f["choices"][0] for f in frames if isinstance(f, dict) and f.get("choices")]
+    if not choices:
+        return None
+    if foreign and fdp.ConsumeIntInRange(0, 7) == 7:  # rare, also for exhausted input
+        choices[fdp.ConsumeIntInRange(0, len(choices) - 1)]["delta"][foreign[0]] = None
+        return "unknown_delta_field"
+    for name in fields:  # on one frame, mostly (also for exhausted input), or none
+        if fdp.ConsumeIntInRange(0, 3) != 3:
+            choices[fdp.ConsumeIntInRange(0, len(choices) - 1)]["delta"][name] = None
+    return None
+
+
+def structured_frames(data: bytes) -> tuple[str, list[Any], dict[str, Any], str | None]:
+    """The structure-aware mode's revision (the input's length picks it), frames (ending
+    with ``[DONE]`` unless mutated away), model and mutation for ``data``."""
+    revision = _revision_for(data)
+    fdp = atheris.FuzzedDataProvider(data)
+    model = _model(fdp)
+    body = _render(fdp, model)
+    foreign = _later_null_fields(fdp, body, revision)
+    frames = [*body, "[DONE]"]
+    mutation = _mutate(fdp, frames, model)
+    return revision, frames, model, mutation or foreign
+
+
 def run_structured(data: bytes) -> str:
     """Run the structure-aware mode over ``data`` (without the mode byte).
 
-    Returns what happened (``"released"``, ``"recovery"``, ``"text"``,
+    The input's length picks the revision; the frames carry its shapes (2026-12-01:
+    null ``audio`` deltas). Returns what happened (``"released"``, ``"recovery"``, ``"text"``,
     ``"empty"``, ``"rejected <mutation>"``, ``"accepted <mutation>"``); raises
     ``RuntimeError`` when an oracle breaks.
     """
-    fdp = atheris.FuzzedDataProvider(data)
-    model = _model(fdp)
-    frames = [*_render(fdp, model), "[DONE]"]
-    mutation = _mutate(fdp, frames, model)
+    revision, frames, model, mutation = structured_frames(data)
     turn = run_sse(b"".join(
         b"data: " + (f.encode() if isinstance(f, str) else json.dumps(f).encode()) + b"\n\n"
-        for f in frames))
+        for f in frames), revision)
     if mutation is not None:
         if mutation in _REJECTING and turn is not None:
             raise RuntimeError(f"mutation {mutation} was accepted")

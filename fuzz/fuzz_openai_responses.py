@@ -138,7 +138,8 @@ def _structured(fdp: Any) -> None:
 def _continuation(fdp: Any) -> None:
     rng = random.Random(fdp.ConsumeIntInRange(0, 2**32))
     model = model_streams.random_model(rng)
-    turn = parse_events(model_streams.render(model, rng))
+    revision = model_streams.REVISIONS[rng.randrange(len(model_streams.REVISIONS))]
+    turn = parse_events(model_streams.render(model, rng, revision=revision), revision=revision)
     call_ids = [c.call_id for c in turn.calls]
     pool = [*call_ids, "function-item", fdp.ConsumeUnicodeNoSurrogates(6)]
     results = [ModelVisibleToolResult(pool[fdp.ConsumeIntInRange(0, len(pool) - 1)],

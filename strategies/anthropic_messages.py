@@ -23,6 +23,9 @@ __all__ = [
     "TurnModel",
     "Mutated",
     "KNOWN_STOP_REASONS",
+    "PINNED_REVISION",
+    "REVISIONS",
+    "STOP_REASONS",
     "MUTATIONS",
     "MUTATION_LABELS",
     "SERVER_RESULT_TYPES",
@@ -50,6 +53,16 @@ KNOWN_STOP_REASONS = (
     "refusal",
     "model_context_window_exceeded",
 )
+#: The contract revisions this model renders, the pinned one first, and each one's
+#: stop reasons (from each pinned SDK's ``StopReason``, written down here: anthropic
+#: 2.15.0 lists the same seven as the pinned baseline, so 2026-12-01 changes no shape
+#: this model renders; the tables are per revision so that a later one can differ).
+PINNED_REVISION = "2026-07-21"
+REVISIONS = ("2026-07-21", "2026-12-01")
+STOP_REASONS: dict[str, tuple[str, ...]] = {
+    "2026-07-21": KNOWN_STOP_REASONS,
+    "2026-12-01": KNOWN_STOP_REASONS,
+}
 SERVER_RESULT_TYPES = (
     "web_search_tool_result",
     "web_fetch_tool_result",
@@ -83,6 +96,7 @@ class TurnModel:
     input_tokens: int
     output_start: int
     output_end: int
+    revision: str = PINNED_REVISION
 
 
 @dataclass(frozen=True)
@@ -203,15 +217,17 @@ def _blocks(draw: st.DrawFn, *, require_client: bool = False) -> list[Block]:
 
 @st.composite
 def turn_models(
-    draw: st.DrawFn, *, stop_reason: str | None = None, require_client: bool = False
+    draw: st.DrawFn, *, stop_reason: str | None = None, require_client: bool = False,
+    revision: str = PINNED_REVISION,
 ) -> TurnModel:
-    """A valid turn; ``stop_reason`` pins the terminal (default: drawn)."""
+    """A valid turn of ``revision``; ``stop_reason`` pins the terminal (default: drawn
+    from the revision's stop reasons)."""
     blocks = draw(_blocks(require_client=require_client))
     if stop_reason is None:
         has_client = any(b.kind == "tool_use" for b in blocks)
         stop_reason = draw(
             st.sampled_from(["tool_use"] if has_client else ["end_turn"])
-            | st.sampled_from(KNOWN_STOP_REASONS)
+            | st.sampled_from(STOP_REASONS[revision])
         )
     start = draw(st.integers(0, 50))
     return TurnModel(
@@ -222,6 +238,7 @@ def turn_models(
         input_tokens=draw(st.integers(0, 10_000)),
         output_start=start,
         output_end=start + draw(st.integers(0, 500)),
+        revision=revision,
     )
 
 
@@ -317,10 +334,12 @@ def render(draw: st.DrawFn, turn: TurnModel, *, pings: bool = True) -> list[dict
 
 @st.composite
 def valid_streams(
-    draw: st.DrawFn, *, stop_reason: str | None = None, require_client: bool = False
+    draw: st.DrawFn, *, stop_reason: str | None = None, require_client: bool = False,
+    revision: str = PINNED_REVISION,
 ) -> tuple[TurnModel, list[dict[str, Any]]]:
-    """A valid turn model and its rendering."""
-    turn = draw(turn_models(stop_reason=stop_reason, require_client=require_client))
+    """A valid turn model of ``revision`` and its rendering."""
+    turn = draw(turn_models(stop_reason=stop_reason, require_client=require_client,
+                            revision=revision))
     return turn, render(draw, turn)
 
 
@@ -389,9 +408,10 @@ MUTATION_LABELS: dict[str, tuple[str, str]] = {
 
 @st.composite
 def mutated_streams(
-    draw: st.DrawFn, mutation: str | None = None, *, tool_turn: bool = False
+    draw: st.DrawFn, mutation: str | None = None, *, tool_turn: bool = False,
+    revision: str = PINNED_REVISION,
 ) -> Mutated:
-    """A valid stream with one mutation applied, and the required outcome.
+    """A valid stream of ``revision`` with one mutation applied, and the required outcome.
 
     ``tool_turn``: mutate only turns that would release calls unmutated (at least
     one client call, ``stop_reason`` ``tool_use``) wherever the mutation leaves the
@@ -402,8 +422,9 @@ def mutated_streams(
 
     def turns(stop_reason: str | None = None) -> st.SearchStrategy[TurnModel]:
         if not tool_turn:
-            return turn_models(stop_reason=stop_reason)
-        return turn_models(stop_reason=stop_reason or "tool_use", require_client=True)
+            return turn_models(stop_reason=stop_reason, revision=revision)
+        return turn_models(stop_reason=stop_reason or "tool_use", require_client=True,
+                           revision=revision)
 
     if name in ("eager_invalid_json", "invalid_json_without_eager", "max_tokens_cuts_last_input"):
         # Incomplete client input. Eager streaming excuses it anywhere (recovery);
@@ -451,7 +472,7 @@ def mutated_streams(
         return Mutated(name, events, "UnsupportedProviderState")
     if name == "stop_reason_swap":
         reason = draw(
-            st.sampled_from([r for r in KNOWN_STOP_REASONS if r != "tool_use"])
+            st.sampled_from([r for r in STOP_REASONS[revision] if r != "tool_use"])
             | st.from_regex(r"[a-z_]{3,20}", fullmatch=True).filter(lambda r: r != "tool_use")
         )
         turn = draw(turns(reason))
@@ -489,7 +510,8 @@ def mutated_streams(
         return Mutated(name, events, "UnsupportedProviderState")
     if name == "server_result_claims_client_id":
         # Only the host answers a client call: a server result naming one conflicts.
-        turn = draw(turn_models(stop_reason="tool_use" if tool_turn else None, require_client=True))
+        turn = draw(turn_models(stop_reason="tool_use" if tool_turn else None,
+                                require_client=True, revision=revision))
         blocks = list(turn.blocks)
         client_id = draw(st.sampled_from([b.fields["id"] for b in blocks if b.kind == "tool_use"]))
         forged = Block(

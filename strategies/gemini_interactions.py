@@ -1,12 +1,14 @@
 """Hypothesis strategies for Gemini Interactions v1 event streams.
 
 An independent model of the protocol: this module never imports the parser's tables
-or helpers. A :class:`TurnModel` (steps of every pinned v1 type, function calls with
-arguments) is rendered to a valid typed-SSE-projection event list with arbitrary
-int32 indexes, optional ``event_id``s, optional status updates and optional usage
-fields. Mutators produce the attack classes: replays (same id, same payload / other
-payload), truncation, unknown steps and statuses, v1beta-only shapes, absent
-``arguments``.
+or helpers. A :class:`TurnModel` of one contract revision (steps of every v1 type of
+that revision, function calls with arguments; at 2026-12-01 also the server-side steps
+and the ``queued`` / ``requires_continuation`` statuses) is rendered to a valid
+typed-SSE-projection event list with arbitrary int32 indexes, optional ``event_id``s,
+optional status updates and optional usage fields. :data:`TERMINAL_OUTCOMES` says what
+each terminal status does in each revision. Mutators produce the attack classes:
+replays (same id, same payload / other payload), truncation, steps and statuses outside
+the revision, v1beta-only shapes, absent ``arguments``.
 """
 
 from __future__ import annotations
@@ -61,6 +63,62 @@ V1BETA_ONLY_STEP_TYPES = ("mcp_server_tool_call", "mcp_server_tool_result")
 V1BETA_ONLY_DELTA_TYPES = ("mcp_server_tool_call", "retrieval_call", "retrieval_result")
 TERMINAL_FAILURES = ("failed", "cancelled", "incomplete")
 UNPINNED_STATUSES = ("budget_exceeded", "paused", "COMPLETED", "")
+#: Statuses no shipped revision knows (the fail-closed probe of every revision).
+UNKNOWN_STATUSES = ("paused", "COMPLETED", "")
+
+#: What a terminal (``interaction.completed``) status means in each revision, written
+#: down from the InteractionStatus docs of each pinned SDK (not from the parser):
+#: ``release`` (the turn's function calls, only with at least one call), ``answer``
+#: (accepted, only without calls), ``continuation`` (accepted, nothing released),
+#: ``provider`` (the provider failed: ProviderError), ``unsupported`` (no meaning for
+#: a terminal: UnsupportedProviderState), ``protocol`` (a non-terminal status used as
+#: a terminal: ProtocolViolation). A status missing from a revision's table is
+#: unknown there (UnsupportedProviderState naming the drift if a later revision knows it).
+TERMINAL_OUTCOMES: dict[str, dict[str, str]] = {
+    "2026-07-21": {
+        "requires_action": "release", "completed": "answer", "failed": "provider",
+        "cancelled": "provider", "incomplete": "provider", "in_progress": "protocol",
+    },
+    "2026-12-01": {
+        "requires_action": "release", "completed": "answer", "failed": "provider",
+        "cancelled": "provider", "incomplete": "provider", "in_progress": "protocol",
+        "queued": "protocol", "requires_continuation": "continuation",
+        "budget_exceeded": "provider", "idle": "unsupported",
+    },
+}
+#: Every status some shipped revision knows: probing a revision with the others checks
+#: that an older revision fails closed on a newer status.
+ALL_KNOWN_STATUSES = tuple(sorted({s for t in TERMINAL_OUTCOMES.values() for s in t}))
+
+
+def step_types(revision: str) -> tuple[str, ...]:
+    """The Step discriminators of ``revision``'s union."""
+    return V1_STEP_TYPES + LATER_HOSTED_STEP_TYPES[revision]
+
+
+def foreign_step_types(revision: str) -> tuple[str, ...]:
+    """Step types outside ``revision``'s union: v1beta-only, unknown, and (for an older
+    revision) the steps a later revision added."""
+    later = tuple(sorted(_ALL_LATER_HOSTED - set(LATER_HOSTED_STEP_TYPES[revision])))
+    return (*V1BETA_ONLY_STEP_TYPES, "mcp_tool_call", "computer_use_call", "FUNCTION_CALL",
+            "function", *later)
+
+
+def terminal_outcome(revision: str, status: str, n_calls: int) -> str:
+    """What a terminal ``status`` does at ``revision`` for a turn with ``n_calls`` calls:
+    ``accepted`` (released or not) or the name of the error class."""
+    meaning = TERMINAL_OUTCOMES[revision].get(status)
+    if meaning == "release":
+        return "accepted" if n_calls else "ProtocolViolation"
+    if meaning == "answer":  # a final answer must not leave calls unanswered
+        return "UnsupportedProviderState" if n_calls else "accepted"
+    if meaning == "continuation":
+        return "accepted"
+    if meaning == "provider":
+        return "ProviderError"
+    if meaning == "protocol":
+        return "ProtocolViolation"
+    return "UnsupportedProviderState"
 INT32 = st.integers(min_value=-(2**31), max_value=2**31 - 1)
 
 _names = st.from_regex(r"[a-z][a-z0-9_]{0,15}", fullmatch=True)
@@ -104,9 +162,8 @@ class StepModel:
             return step
         if self.type == "thought":
             return {"type": "thought", "signature": "sig-" + self.call_id}
-        if self.type in _ALL_LATER_HOSTED and self.type.endswith("_call"):
-            # the 3.6.1 call steps require ``arguments``
-            return {"type": self.type, "id": "hosted-" + self.call_id, "arguments": {}}
+        if self.type in _ALL_LATER_HOSTED:
+            return self._later_hosted_step()
         if self.type.endswith("_call"):
             return {"type": self.type, "id": "hosted-" + self.call_id}
         if self.type == "function_result":
@@ -125,9 +182,45 @@ class StepModel:
             return [{"type": "text", "text": self.text}] if self.text else []
         if self.type == "thought":
             return [{"type": "thought_summary", "content": {"type": "text", "text": self.text}}]
-        if self.type in HOSTED_STEP_TYPES or self.type in _ALL_LATER_HOSTED:
+        if self.type in _ALL_LATER_HOSTED:
+            return [self._later_hosted_delta()]
+        if self.type in HOSTED_STEP_TYPES:
             return [{"type": self.type, "payload": self.text}]
         return []
+
+    # The 2026-12-01 server-side steps, in the field sets google-genai 3.6.1 defines
+    # (``google/genai/_gaos/types/interactions/<type>step.py`` and ``<type>delta.py``):
+    # call steps carry ``id`` (``retrieval_call`` and ``tool_search_call`` also
+    # ``arguments``), result steps ``call_id``; every step and delta may carry a
+    # ``signature``; ``retrieval_call`` deltas require ``arguments`` ({queries}),
+    # ``tool_search_call`` deltas may carry ``arguments`` ({function_names}),
+    # ``retrieval_result`` deltas ``is_error``, ``tool_search_result`` ones ``result``.
+    def _later_hosted_step(self) -> dict[str, Any]:
+        if self.type.endswith("_call"):
+            step: dict[str, Any] = {"type": self.type, "id": "hosted-" + self.call_id}
+            if self.type == "retrieval_call":
+                step["arguments"] = {"queries": [self.text]}
+            elif self.type == "tool_search_call":
+                step["arguments"] = {"function_names": [self.text]}
+        else:
+            step = {"type": self.type, "call_id": "hosted-" + self.call_id}
+        if self.text:
+            step["signature"] = "sig-" + self.call_id
+        return step
+
+    def _later_hosted_delta(self) -> dict[str, Any]:
+        delta: dict[str, Any] = {"type": self.type}
+        if self.type == "retrieval_call":
+            delta["arguments"] = {"queries": [self.text]}
+        elif self.type == "tool_search_call" and self.text:
+            delta["arguments"] = {"function_names": [self.text]}
+        elif self.type == "retrieval_result":
+            delta["is_error"] = not self.text
+        elif self.type == "tool_search_result" and self.text:
+            delta["result"] = [{"type": "function", "name": "f_" + str(len(self.text))}]
+        if len(self.text) % 2:
+            delta["signature"] = "sig-" + self.text[:4]
+        return delta
 
     def snapshot_step(self) -> dict[str, Any]:
         """The complete step as a create/GET snapshot would hold it."""
@@ -201,9 +294,11 @@ def function_call_steps(draw: st.DrawFn, index: int, call_id: str) -> StepModel:
 @st.composite
 def turn_models(draw: st.DrawFn, *, min_calls: int = 0, max_steps: int = 6,
                 other_types: tuple[str, ...] | None = None,
-                revision: str = PINNED_REVISION) -> TurnModel:
+                revision: str = PINNED_REVISION,
+                allow_continuation: bool = True) -> TurnModel:
     """A turn with steps of ``revision``'s types; status follows from the calls (or, in
-    a revision that has one, is sometimes a continuation status: nothing released)."""
+    a revision that has one and unless ``allow_continuation`` is false, is sometimes a
+    continuation status: nothing released)."""
     n_calls = draw(st.integers(min_calls, max(min_calls, 3)))
     kinds = other_types if other_types is not None else tuple(
         t for t in V1_STEP_TYPES if t != "function_call"
@@ -226,7 +321,7 @@ def turn_models(draw: st.DrawFn, *, min_calls: int = 0, max_steps: int = 6,
     }))
     status = "requires_action" if n_calls else "completed"
     continuations = CONTINUATION_STATUSES[revision]
-    if continuations and draw(st.integers(0, 4)) == 0:
+    if continuations and allow_continuation and draw(st.integers(0, 4)) == 0:
         status = draw(st.sampled_from(continuations))
     return TurnModel(
         interaction_id=draw(opaque_ids),
@@ -340,10 +435,10 @@ def truncated(draw: st.DrawFn, rendered: RenderedStream) -> list[dict[str, Any]]
 
 @st.composite
 def with_foreign_step(draw: st.DrawFn, rendered: RenderedStream) -> list[dict[str, Any]]:
-    """Insert a step.start of a type outside the pinned v1 union (unknown or v1beta-only)."""
+    """Insert a step.start of a type outside the stream's revision's union (unknown,
+    v1beta-only, or added by a later revision)."""
     events = copy.deepcopy(rendered.events)
-    kind = draw(st.sampled_from(V1BETA_ONLY_STEP_TYPES) | st.sampled_from(
-        ["mcp_tool_call", "computer_use_call", "retrieval_call", "FUNCTION_CALL", "function"]))
+    kind = draw(st.sampled_from(foreign_step_types(rendered.model.revision)))
     used = {e.get("index") for e in events}
     index = draw(INT32.filter(lambda i: i not in used))
     step = {"type": kind, "id": "x", "name": "n", "arguments": {}, "server_name": "s"}
@@ -354,12 +449,15 @@ def with_foreign_step(draw: st.DrawFn, rendered: RenderedStream) -> list[dict[st
 
 @st.composite
 def with_foreign_delta(draw: st.DrawFn, rendered: RenderedStream) -> list[dict[str, Any]]:
-    """Insert, right after some step.start, a delta of a v1beta-only or unknown type."""
+    """Insert, right after some step.start, a delta of a v1beta-only or unknown type
+    (or, in a revision that knows it, another step's delta type)."""
     events = copy.deepcopy(rendered.events)
     starts = [i for i, e in enumerate(events) if e["event_type"] == "step.start"]
     pos = draw(st.sampled_from(starts))
-    kind = draw(st.sampled_from(V1BETA_ONLY_DELTA_TYPES) | st.sampled_from(
-        ["arguments", "text_delta", "thought", "ARGUMENTS_DELTA"]))
+    own = events[pos]["step"]["type"]
+    kind = draw(st.sampled_from([k for k in (*V1BETA_ONLY_DELTA_TYPES, "arguments",
+                                             "text_delta", "thought", "ARGUMENTS_DELTA")
+                                 if k != own]))
     events.insert(pos + 1, _event("step.delta", index=events[pos]["index"],
                                   delta={"type": kind, "arguments": "{}"}))
     return events
@@ -387,29 +485,33 @@ EVENT_TYPE_NAMES = ("interaction.created", "step.start", "step.delta", "step.sto
 
 
 @st.composite
-def loose_events(draw: st.DrawFn) -> dict[str, Any]:
-    """Roughly event-shaped dicts: right names, arbitrary field values (garbage in)."""
+def loose_events(draw: st.DrawFn, revision: str = PINNED_REVISION) -> dict[str, Any]:
+    """Roughly event-shaped dicts of ``revision``'s names: right names, arbitrary field
+    values (garbage in)."""
     ev: dict[str, Any] = {"event_type": draw(st.sampled_from(EVENT_TYPE_NAMES) | st.text(max_size=8))}
     small_int = st.integers(-3, 3) | INT32
     fields = {
         "index": small_int | json_values,
         "event_id": st.sampled_from(["a", "b", "c"]) | json_values,
         "step": st.fixed_dictionaries(
-            {"type": st.sampled_from(V1_STEP_TYPES + V1BETA_ONLY_STEP_TYPES) | json_values},
+            {"type": st.sampled_from(step_types(revision) + V1BETA_ONLY_STEP_TYPES)
+             | json_values},
             optional={"id": st.sampled_from(["x", "y"]) | json_values, "name": _names | json_values,
                       "arguments": arguments_objects | json_values}),
         "delta": st.fixed_dictionaries(
             {"type": st.sampled_from(("arguments_delta", "text", "thought_summary",
-                                      *V1BETA_ONLY_DELTA_TYPES)) | json_values},
+                                      *V1BETA_ONLY_DELTA_TYPES,
+                                      *LATER_HOSTED_STEP_TYPES[revision])) | json_values},
             optional={"arguments": st.sampled_from(['{"a":', '1}', "{}", "", "]"]) | json_values}),
         "interaction": st.fixed_dictionaries(
             {"id": st.just("i") | json_values},
-            optional={"status": st.sampled_from(("in_progress", "requires_action", "completed",
-                                                 *TERMINAL_FAILURES, *UNPINNED_STATUSES)) | json_values,
+            optional={"status": st.sampled_from((*ALL_KNOWN_STATUSES, *UNKNOWN_STATUSES))
+                      | json_values,
                       "usage": st.dictionaries(st.sampled_from(("total_tokens", "x")), json_values),
                       "steps": st.lists(json_values, max_size=2)}),
         "interaction_id": st.just("i") | json_values,
-        "status": st.sampled_from(("in_progress", "requires_action", "paused")) | json_values,
+        "status": st.sampled_from((*NON_TERMINAL_STATUSES[revision], "requires_action",
+                                   "paused", *CONTINUATION_STATUSES[revision])) | json_values,
     }
     for key in draw(st.lists(st.sampled_from(sorted(fields)), unique=True, max_size=4)):
         ev[key] = draw(fields[key])

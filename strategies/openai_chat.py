@@ -319,6 +319,8 @@ def _tool_atoms(draw: st.DrawFn, tool: ToolModel) -> list[tuple[str, Any]]:
 PINNED_REVISION = "2026-07-21"
 REVISIONS = ("2026-07-21", "2026-12-01")
 NULL_DELTA_FIELDS: dict[str, tuple[str, ...]] = {"2026-07-21": (), "2026-12-01": ("audio",)}
+#: Delta fields a revision does not know although a later one does (fail closed there).
+UNKNOWN_DELTA_FIELDS: dict[str, tuple[str, ...]] = {"2026-07-21": ("audio",), "2026-12-01": ()}
 
 
 @st.composite
@@ -562,15 +564,18 @@ def mutated_streams(
     draw: st.DrawFn,
     kinds: tuple[str, ...] = tuple(MUTATIONS),
     models: st.SearchStrategy[CompletionModel] | None = None,
+    revision: str = PINNED_REVISION,
 ) -> tuple[str, list[Any], type[ContractError]]:
-    """A valid stream with one mutation: ``(mutation, frames, expected error class)``.
+    """A valid stream of ``revision`` with one mutation: ``(mutation, frames, expected
+    error class)``.
 
     ``models``: the completions to mutate (default: any with a product); the
     conformance kit passes executable ones, so every example can catch a parser
     that releases what it should not.
     """
     kind = draw(st.sampled_from(kinds))
-    streams = rendered_streams() if models is None else models.flatmap(rendered_streams)
+    streams = (rendered_streams(revision=revision) if models is None else models.flatmap(
+        lambda m: rendered_streams(m, revision=revision)))
     rendered = draw(streams.filter(lambda r: _applicable(kind, r.frames, r.model)))
     frames = copy.deepcopy(rendered.frames)
     model = rendered.model
@@ -626,8 +631,9 @@ def mutated_streams(
         frames = body + [DONE]
     elif kind == "unknown_delta_field":
         at = draw(st.sampled_from(_choice_frames(body)))
-        # unknown in every shipped revision ("audio" is known, as null only, since 2026-12-01)
-        key = draw(st.sampled_from(["annotations", "x_vendor", "Content", "tool_call"]))
+        # unknown in the stream's revision ("audio" is known, as null only, since 2026-12-01)
+        key = draw(st.sampled_from(["annotations", "x_vendor", "Content", "tool_call",
+                                    *UNKNOWN_DELTA_FIELDS[revision]]))
         body[at]["choices"][0]["delta"][key] = draw(st.sampled_from([None, "", {}, "x"]))
         frames = body + [DONE]
     elif kind == "unknown_tool_delta_field":

@@ -408,12 +408,16 @@ def m_retarget_delta(events: list[dict[str, Any]], rng: random.Random,
     calls = {}
     for i in _indexes(events, ITEM_ADDED):
         item = _dict_field(events[i], "item")
+        # (indexes overwritten by the fuzz target with other JSON values are skipped:
+        # they are no address to retarget, and a dict is not hashable)
         if (item is not None and item.get("type") == "function_call"
-                and isinstance(item.get("id"), str)):
-            calls[events[i].get("output_index")] = item["id"]
+                and isinstance(item.get("id"), str)
+                and type(events[i].get("output_index")) is int):
+            calls[events[i]["output_index"]] = item["id"]
     deltas = [i for i in _indexes(events, ARGS_DELTA)
               if isinstance(events[i].get("delta"), str) and events[i]["delta"]
-              and events[i].get("output_index") in calls]
+              and type(events[i].get("output_index")) is int
+              and events[i]["output_index"] in calls]
     if len(calls) < 2 or not deltas:
         return None
     out = copy.deepcopy(events)

@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 import pytest
+from _revisions import each_revision
 from hypothesis import event, given
 from hypothesis import strategies as st
 from test_anthropic_messages import HISTORY, TOOLS, build, ev, start, text_block, tool_block
@@ -176,11 +177,12 @@ _ARGUMENTS = st.dictionaries(
     max_size=4)
 
 
+@each_revision
 @given(arguments=_ARGUMENTS, data=st.data(), stop=st.sampled_from(
     sorted(TABLES.truncation_stop_reasons) + ["tool_use", "end_turn", "refusal"]),
     eager=st.booleans())
 def test_any_cut_of_an_open_tool_input_is_a_recovery_call_only_at_a_truncation(
-    arguments: dict[str, Any], data: st.DataObject, stop: str, eager: bool
+    revision: str, arguments: dict[str, Any], data: st.DataObject, stop: str, eager: bool
 ) -> None:
     text = json.dumps(arguments)
     cut = data.draw(st.integers(0, len(text)), label="cut")
@@ -192,7 +194,7 @@ def test_any_cut_of_an_open_tool_input_is_a_recovery_call_only_at_a_truncation(
     event(f"cut {'whole' if cut == len(text) else 'empty' if cut == 0 else 'inside'}; "
           f"{'truncation' if truncation else 'other stop reason'}")
     events = [start(), *open_tool(0, "call-cut", *fragments), *cut_end(stop)]
-    stream = AnthropicMessagesStream(eager_input_streaming=eager)
+    stream = AnthropicMessagesStream(eager_input_streaming=eager, revision=revision)
     if not truncation:
         with pytest.raises(ProtocolViolation, match="still open"):
             for item in events:

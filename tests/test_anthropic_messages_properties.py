@@ -14,7 +14,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from _revisions import PINNED, revision_settings
+from _revisions import PINNED, each_revision, machines_per_revision, revision_settings
 from hypothesis import Phase, event, find, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -44,6 +44,7 @@ from pcfuzz.contracts.results import ModelVisibleToolResult
 from pcfuzz.strategies.anthropic_messages import (
     DRIFT_POINTS,
     MUTATIONS,
+    STOP_REASONS,
     drift_strategies,
     expected_client_ids,
     mutated_streams,
@@ -76,7 +77,20 @@ def continuation(turn: Any) -> dict[str, Any]:
     )
 
 
+def _observe_revision(model: Any) -> None:
+    """Show the revision's stop reasons are reached (each revision's own table)."""
+    event(f"{model.revision}: stop_reason={model.stop_reason}")
+
+
 # --------------------------------------------------------------------------- valid streams
+
+
+def test_the_generator_renders_every_shipped_revision() -> None:
+    from pcfuzz.strategies.anthropic_messages import REVISIONS as GEN_REVISIONS
+
+    assert sorted(GEN_REVISIONS) == sorted(REVISIONS)
+    assert GEN_REVISIONS[0] == PINNED
+    assert set(STOP_REASONS) == set(REVISIONS)
 
 
 @pytest.mark.parametrize("revision", sorted(REVISIONS))
@@ -84,7 +98,7 @@ def test_valid_stream_releases_exactly_the_client_calls_of_a_tool_use_turn(revis
     # The shapes the generator renders are the same in every revision (2026-12-01
     # changed nothing that reaches execution); the invariant must hold in each.
     @revision_settings(revision)
-    @given(valid_streams())
+    @given(valid_streams(revision=revision))
     def check(case: Any) -> None:
         _valid_stream_releases_exactly_the_client_calls(case, revision)
 
@@ -94,6 +108,7 @@ def test_valid_stream_releases_exactly_the_client_calls_of_a_tool_use_turn(revis
 def _valid_stream_releases_exactly_the_client_calls(case: Any, revision: str) -> None:
     model, events = case
     event(f"stop_reason={model.stop_reason}")
+    _observe_revision(model)
     for block in model.blocks:
         event(f"block={block.kind}")
     turn = parse_events(events, revision=revision)
@@ -125,10 +140,13 @@ def _valid_stream_releases_exactly_the_client_calls(case: Any, revision: str) ->
         assert call.arguments == (json.loads(text) if text else {})
 
 
-@given(turn_models(), st.data())
-def test_fragment_boundaries_and_pings_do_not_change_the_turn(model: Any, data: Any) -> None:
-    first = parse_events(render_with(data, model))
-    second = parse_events(render_with(data, model))
+@each_revision
+@given(st.data())
+def test_fragment_boundaries_and_pings_do_not_change_the_turn(revision: str, data: Any) -> None:
+    model = data.draw(turn_models(revision=revision))
+    _observe_revision(model)
+    first = parse_events(render_with(data, model), revision=revision)
+    second = parse_events(render_with(data, model), revision=revision)
     event(f"blocks={len(model.blocks)}")
     assert first.digest == second.digest
     assert first.blocks == second.blocks
@@ -138,15 +156,19 @@ def render_with(data: Any, model: Any) -> list[dict[str, Any]]:
     return data.draw(st.composite(lambda draw: render(draw, model))())
 
 
-@given(valid_streams())
-def test_incremental_feed_equals_whole_parse_and_input_is_untouched(case: Any) -> None:
-    _, events = case
+@each_revision
+@given(st.data())
+def test_incremental_feed_equals_whole_parse_and_input_is_untouched(revision: str,
+                                                                   data: Any) -> None:
+    model, events = data.draw(valid_streams(revision=revision))
+    _observe_revision(model)
     before = copy.deepcopy(events)
-    stream = AnthropicMessagesStream()
+    stream = AnthropicMessagesStream(revision=revision)
     for e in events:
         stream.feed(e)
     incremental = stream.close()
-    assert incremental.digest == parse_events(events).digest
+    assert incremental.revision == revision
+    assert incremental.digest == parse_events(events, revision=revision).digest
     assert events == before
 
 
@@ -159,10 +181,13 @@ def test_generated_envelopes_validate_against_the_pinned_schemas(case: Any) -> N
         assert not errors_found, (e, errors_found[0].message)
 
 
-@given(valid_streams(stop_reason="tool_use", require_client=True))
-def test_continuation_binds_one_result_per_call_results_first_and_replays_blocks(case: Any) -> None:
-    model, events = case
-    turn = parse_events(events)
+@each_revision
+@given(st.data())
+def test_continuation_binds_one_result_per_call_results_first_and_replays_blocks(
+        revision: str, data: Any) -> None:
+    model, events = data.draw(valid_streams(stop_reason="tool_use", require_client=True,
+                                            revision=revision))
+    turn = parse_events(events, revision=revision)
     client = expected_client_ids(model)
     event(f"client_calls={min(len(client), 3)}")
     if not client:
@@ -208,9 +233,10 @@ _PLAUSIBLE_HISTORIES = st.tuples(
 ).map(lambda parts: "U" + "".join(parts[0]) + parts[1])
 
 
+@each_revision
 @given(st.text(alphabet="UASY", max_size=6) | _PLAUSIBLE_HISTORIES, st.booleans())
-def test_history_rules_match_the_seed(kinds: str, capability: bool) -> None:
-    turn = parse_events(_TWO_CALLS)
+def test_history_rules_match_the_seed(revision: str, kinds: str, capability: bool) -> None:
+    turn = parse_events(_TWO_CALLS, revision=revision)
     history = [_HISTORY_PARTS[k] for k in kinds]
     expected = _seed_allows(kinds, capability)
     event(f"history {'accepted' if expected else 'rejected'}; system={'Y' in kinds}")
@@ -267,11 +293,13 @@ def _control_keys(draw: st.DrawFn) -> tuple[str, bool]:
     return key, key == "" or _spells_protected(key)
 
 
+@each_revision
 @given(_control_keys())
-def test_request_controls_never_reach_a_protected_field(case: tuple[str, bool]) -> None:
+def test_request_controls_never_reach_a_protected_field(revision: str,
+                                                        case: tuple[str, bool]) -> None:
     key, protected = case
     event(f"control key {'protected variant' if protected else 'free'}")
-    turn = parse_events(_TWO_CALLS)
+    turn = parse_events(_TWO_CALLS, revision=revision)
     kwargs: dict[str, Any] = {
         "history": HISTORY, "model": "m", "max_tokens": 8, "tools": tools_for(["f"]),
         "request_controls": {key: "overwrite"},
@@ -290,28 +318,32 @@ def test_request_controls_never_reach_a_protected_field(case: tuple[str, bool]) 
 # --------------------------------------------------------------------------- mutations
 
 
-@given(mutated_streams())
-def test_every_mutation_gets_the_outcome_the_contract_requires(m: Any) -> None:
+@each_revision
+@given(st.data())
+def test_every_mutation_gets_the_outcome_the_contract_requires(revision: str, data: Any) -> None:
+    m = data.draw(mutated_streams(revision=revision))
     event(f"mutation={m.mutation}")
-    check_mutation_outcome(m)
+    check_mutation_outcome(m, revision)
 
 
+@each_revision
 @pytest.mark.parametrize("mutation", MUTATIONS)
-def test_each_mutation_class_gets_its_outcome_at_least_once_per_run(mutation: str) -> None:
+def test_each_mutation_class_gets_its_outcome_at_least_once_per_run(mutation: str,
+                                                                    revision: str) -> None:
     # The random property's mix of classes depends on the seed; this pins one
     # instance of EVERY class in every run (the first one generated; no shrinking).
     m = find(
-        mutated_streams(mutation),
+        mutated_streams(mutation, revision=revision),
         lambda _: True,
         settings=settings(phases=[Phase.generate], database=None),
     )
     assert m.mutation == mutation
-    check_mutation_outcome(m)
+    check_mutation_outcome(m, revision)
 
 
-def check_mutation_outcome(m: Any) -> None:
+def check_mutation_outcome(m: Any, revision: str) -> None:
     if m.expect in ("no_calls", "recovery"):
-        turn = parse_events(m.events, eager_input_streaming=m.eager)
+        turn = parse_events(m.events, eager_input_streaming=m.eager, revision=revision)
         assert turn.calls == ()
         client = [b["id"] for b in turn.blocks if b["type"] == "tool_use"]
         assert [c.call_id for c in turn.recovery_calls] == client
@@ -330,7 +362,7 @@ def check_mutation_outcome(m: Any) -> None:
         return
     expected = getattr(errors, m.expect)
     try:
-        parse_events(m.events, eager_input_streaming=m.eager)
+        parse_events(m.events, eager_input_streaming=m.eager, revision=revision)
     except ContractError as exc:
         assert type(exc) is expected, (m.mutation, exc)
         assert exc.where is None or exc.where.startswith("event ")
@@ -342,25 +374,28 @@ def test_every_mutation_is_known_to_the_strategy() -> None:
     assert len(set(MUTATIONS)) == len(MUTATIONS) >= 15
 
 
-@given(st.lists(PINNED_EVENTS, min_size=1, max_size=2), valid_streams(), st.data())
+@each_revision
+@given(st.lists(PINNED_EVENTS, min_size=1, max_size=2), st.data())
 def test_schema_shaped_events_spliced_anywhere_only_raise_contract_errors(
-    extra: list[Any], case: Any, data: Any
+    revision: str, extra: list[Any], data: Any
 ) -> None:
     for instance in extra:  # hypothesis-jsonschema output, checked against the schema
         assert VALIDATORS[instance["event"]].is_valid(instance)
-    _, events = case
+    _, events = data.draw(valid_streams(revision=revision))
     at = data.draw(st.integers(0, len(events)))
     events[at:at] = extra
     event(f"spliced={extra[0]['event']}")
     try:
-        parse_events(events)
+        parse_events(events, revision=revision)
     except ContractError as exc:
         event(f"error={type(exc).__name__}")
 
 
-@given(mutated_streams(), st.sampled_from(["feed", "close"]))
-def test_a_poisoned_stream_keeps_failing(m: Any, then: str) -> None:
-    stream = AnthropicMessagesStream(eager_input_streaming=m.eager)
+@each_revision
+@given(st.data(), st.sampled_from(["feed", "close"]))
+def test_a_poisoned_stream_keeps_failing(revision: str, data: Any, then: str) -> None:
+    m = data.draw(mutated_streams(revision=revision))
+    stream = AnthropicMessagesStream(eager_input_streaming=m.eager, revision=revision)
     failed: ContractError | None = None
     try:
         for e in m.events:
@@ -381,13 +416,15 @@ def test_a_poisoned_stream_keeps_failing(m: Any, then: str) -> None:
 # --------------------------------------------------------------------------- schema drift
 
 
-@given(valid_streams(), st.data())
-def test_unknown_optional_fields_do_not_change_the_outcome(case: Any, data: Any) -> None:
+@each_revision
+@given(st.data())
+def test_unknown_optional_fields_do_not_change_the_outcome(revision: str, data: Any) -> None:
     """Fields the pinned schemas do not name, added where ``data`` objects are open,
     keep the parse outcome (calls, recovery calls, stop reason, blocks) and are kept
-    on the blocks and the message."""
-    _, events = case
-    base = parse_events(events)
+    on the blocks and the message, under every revision."""
+    model, events = data.draw(valid_streams(revision=revision))
+    _observe_revision(model)
+    base = parse_events(events, revision=revision)
     drifted = copy.deepcopy(events)
     added: dict[tuple[int, tuple[str, ...]], dict[str, Any]] = {}
     for _ in range(data.draw(st.integers(1, 3))):
@@ -407,7 +444,7 @@ def test_unknown_optional_fields_do_not_change_the_outcome(case: Any, data: Any)
                 added.setdefault((at, path), {})[key] = value
         assert VALIDATORS[envelope["event"]].is_valid(envelope)
         event(f"drift at {envelope['event']}:{'.'.join(path)}")
-    turn = parse_events(drifted)
+    turn = parse_events(drifted, revision=revision)
     assert turn.calls == base.calls
     assert turn.recovery_calls == base.recovery_calls
     assert (turn.stop_reason, turn.stop_sequence) == (base.stop_reason, base.stop_sequence)
@@ -424,10 +461,11 @@ def test_unknown_optional_fields_do_not_change_the_outcome(case: Any, data: Any)
         assert all(parsed[k] == v for k, v in extras.items())
 
 
-@given(valid_streams(), st.data())
-def test_unknown_envelope_keys_fail_closed_and_break_the_schema(case: Any, data: Any) -> None:
+@each_revision
+@given(st.data())
+def test_unknown_envelope_keys_fail_closed_and_break_the_schema(revision: str, data: Any) -> None:
     """The envelope is closed: a third key is drift the projection cannot place."""
-    _, events = case
+    _, events = data.draw(valid_streams(revision=revision))
     at = data.draw(st.integers(0, len(events) - 1))
     envelope = events[at]
     extras = data.draw(DRIFT[(envelope["event"], ())])
@@ -435,7 +473,7 @@ def test_unknown_envelope_keys_fail_closed_and_break_the_schema(case: Any, data:
     event(f"envelope drift at {envelope['event']}")
     assert not VALIDATORS[envelope["event"]].is_valid(envelope)
     try:
-        parse_events(events)
+        parse_events(events, revision=revision)
     except ProtocolViolation as exc:
         assert exc.where == f"event {at}"
         return
@@ -758,25 +796,20 @@ class AnthropicStreamMachine(RuleBasedStateMachine):
         raise AssertionError("a turn was released before message_stop")
 
 
-TestAnthropicStreamMachine = AnthropicStreamMachine.TestCase
+# TestAnthropicStreamMachine (2026-07-21) and TestAnthropicStreamMachine20261201: the
+# same machine and invariants per revision.
+TestAnthropicStreamMachine, TestAnthropicStreamMachine20261201 = machines_per_revision(AnthropicStreamMachine)
 
 
-class AnthropicStreamMachine20261201(AnthropicStreamMachine):
-    """The same machine and invariants at revision 2026-12-01."""
-
-    revision = "2026-12-01"
-
-
-TestAnthropicStreamMachine20261201 = AnthropicStreamMachine20261201.TestCase
-TestAnthropicStreamMachine20261201.settings = revision_settings("2026-12-01")
-
-
+@each_revision
 @given(st.none())
-def test_machine_never_delivers_an_earlier_messages_fragments_to_a_reused_index(_: None) -> None:
+def test_machine_never_delivers_an_earlier_messages_fragments_to_a_reused_index(
+        revision: str, _: None) -> None:
     # Found by the nightly job: fragments made while message 1's text block 0 was
     # open were delivered to message 2's tool_use block 0 (indexes restart per
     # message), so the machine, not the parser, fed the tool a text fragment "t".
     state = AnthropicStreamMachine()
+    state.revision = revision
     state.open_message(eager=False, start_tokens=0)
     state.start_block(kind="text", name="lookup")
     fragments = state.make_fragments(arguments={}, cut=0)

@@ -18,6 +18,7 @@ from typing import Any
 from unittest import mock
 
 import pytest
+from _revisions import each_revision
 from hypothesis import event, given
 from hypothesis import strategies as st
 
@@ -100,16 +101,17 @@ def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     return out
 
 
-def _outcome(events: list[dict[str, Any]]) -> tuple[str, str]:
+def _outcome(events: list[dict[str, Any]], revision: str) -> tuple[str, str]:
     try:
-        turn = parse_events(copy.deepcopy(events))
+        turn = parse_events(copy.deepcopy(events), revision=revision)
     except ContractError as exc:
         return type(exc).__name__, f"{exc.message} @ {exc.where}"
     return "turn", turn.digest
 
 
+@each_revision
 @given(data=st.data())
-def test_the_exact_reader_changes_no_outcome(data: st.DataObject) -> None:
+def test_the_exact_reader_changes_no_outcome(revision: str, data: st.DataObject) -> None:
     events = fixture_events()
     n = data.draw(st.integers(0, len(events) - 1), label="event")
     target = events[n]
@@ -130,9 +132,9 @@ def test_the_exact_reader_changes_no_outcome(data: st.DataObject) -> None:
             st.sampled_from(["\udc80", 5, SubStr("index")]), label="key")
         parent[key] = value
     event(f"{action} in {kind}")
-    fast = _outcome(events)
+    fast = _outcome(events, revision)
     with mock.patch.object(gemini_stream, "_read_exact", lambda ev, shapes: gemini_stream.NOT_FAST):
-        general = _outcome(events)
+        general = _outcome(events, revision)
     event("accepted" if fast[0] == "turn" else f"rejected: {fast[0]}")
     assert fast == general
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _revisions import PINNED, revision_settings
+from _revisions import PINNED, each_revision, machines_per_revision, revision_settings
 from hypothesis import assume, event, given
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -65,6 +65,19 @@ def _observe(rendered: gs.RenderedStream) -> None:
     if any(e["event_type"] == "interaction.status_update" for e in rendered.events):
         event("status_update present")
     event(f"steps={len(m.steps)}")
+    _observe_revision(rendered.events, m.revision)
+
+
+def _observe_revision(events: list[dict[str, Any]], revision: str) -> None:
+    """Show that a later revision's shapes are generated (new steps and statuses)."""
+    later = gs.LATER_HOSTED_STEP_TYPES[revision]
+    for e in events:
+        kind = e.get("step", e.get("delta", {})).get("type")
+        if kind in later:
+            event(f"{revision}: {e['event_type']} {kind}")
+        status = e.get("status", e.get("interaction", {}).get("status"))
+        if status in (*gs.CONTINUATION_STATUSES[revision], "queued"):
+            event(f"{revision}: {e['event_type']} status {status}")
 
 
 def _tools_for(calls: Any) -> list[dict[str, Any]]:
@@ -120,19 +133,23 @@ def test_rendered_events_validate_against_the_pinned_schemas(rendered: gs.Render
     event(f"event kinds={len({e['event_type'] for e in rendered.events})}")
 
 
+@each_revision
 @given(st.data())
-def test_identical_event_id_replay_is_idempotent(data: st.DataObject) -> None:
-    model = data.draw(gs.turn_models())
+def test_identical_event_id_replay_is_idempotent(revision: str, data: st.DataObject) -> None:
+    model = data.draw(gs.turn_models(revision=revision))
     model.with_event_ids = True
     rendered = data.draw(gs.rendered_streams(model))
     replayed = data.draw(gs.replayed_same(rendered))
     event(f"replayed {next(e['event_type'] for e in replayed if replayed.count(e) > 1)}")
-    assert parse_events(replayed).digest == parse_events(rendered.events).digest
+    _observe_revision(replayed, revision)
+    assert (parse_events(replayed, revision=revision).digest
+            == parse_events(rendered.events, revision=revision).digest)
 
 
+@each_revision
 @given(st.data())
-def test_event_id_conflict_always_fails(data: st.DataObject) -> None:
-    model = data.draw(gs.turn_models())
+def test_event_id_conflict_always_fails(revision: str, data: st.DataObject) -> None:
+    model = data.draw(gs.turn_models(revision=revision))
     model.with_event_ids = True
     rendered = data.draw(gs.rendered_streams(model))
     mutated = data.draw(gs.replayed_conflict(rendered))
@@ -142,55 +159,106 @@ def test_event_id_conflict_always_fails(data: st.DataObject) -> None:
             nested = "x_conflict" not in e
             event(f"conflict on {e['event_type']} ({'nested' if nested else 'top-level'} change)")
         first.setdefault(e["event_id"], e)
+    _observe_revision(mutated, revision)
     with pytest.raises(ProtocolViolation, match="different payload"):
-        parse_events(mutated)
+        parse_events(mutated, revision=revision)
 
 
+@each_revision
 @given(st.data())
-def test_truncated_stream_releases_nothing(data: st.DataObject) -> None:
-    rendered = data.draw(gs.rendered_streams(min_calls=1))
+def test_truncated_stream_releases_nothing(revision: str, data: st.DataObject) -> None:
+    rendered = data.draw(gs.rendered_streams(min_calls=1, revision=revision))
     cut = data.draw(gs.truncated(rendered))
     event(f"cut after {cut[-1]['event_type'] if cut else 'nothing'}")
+    _observe_revision(cut, revision)
     with pytest.raises(StreamTruncated):
-        parse_events(cut)
+        parse_events(cut, revision=revision)
 
 
+@each_revision
 @given(st.data())
-def test_step_outside_the_v1_union_fails_closed(data: st.DataObject) -> None:
-    rendered = data.draw(gs.rendered_streams())
+def test_step_outside_the_v1_union_fails_closed(revision: str, data: st.DataObject) -> None:
+    # outside the revision's union: for 2026-07-21 that includes 2026-12-01's new steps
+    rendered = data.draw(gs.rendered_streams(revision=revision))
     mutated = data.draw(gs.with_foreign_step(rendered))
-    event(f"foreign step {[e for e in mutated if e.get('step', {}).get('id') == 'x'][0]['step']['type']}")
-    with pytest.raises(UnsupportedProviderState):
-        parse_events(mutated, revision=PINNED)  # the pinned union
+    kind = [e for e in mutated if e.get("step", {}).get("id") == "x"][0]["step"]["type"]
+    event(f"foreign step {kind}")
+    with pytest.raises(UnsupportedProviderState) as exc:
+        parse_events(mutated, revision=revision)
+    if kind in gs.LATER_HOSTED_STEP_TYPES["2026-12-01"]:
+        event("a later revision's step under the pinned one")
+        assert "drift: contract revision 2026-12-01" in str(exc.value)
 
 
+@each_revision
 @given(st.data())
-def test_delta_outside_the_v1_union_fails_closed(data: st.DataObject) -> None:
-    rendered = data.draw(gs.rendered_streams(min_calls=1))
+def test_delta_outside_the_v1_union_fails_closed(revision: str, data: st.DataObject) -> None:
+    rendered = data.draw(gs.rendered_streams(min_calls=1, revision=revision))
     mutated = data.draw(gs.with_foreign_delta(rendered))
     kind = [e for e in mutated if e.get("delta", {}).get("arguments") == "{}"
             and e["delta"]["type"] != "arguments_delta"][0]["delta"]["type"]
     event(f"foreign delta {kind}")
+    _observe_revision(mutated, revision)
+    if kind in gs.LATER_HOSTED_STEP_TYPES[revision]:
+        # the revision knows this delta type, for its own step: on another step it is
+        # a protocol violation, not an unknown shape
+        event(f"{revision}: a known delta type on another step")
+        with pytest.raises(ProtocolViolation, match="not allowed for a"):
+            parse_events(mutated, revision=revision)
+        return
     with pytest.raises(UnsupportedProviderState):
-        parse_events(mutated, revision=PINNED)  # the pinned union
+        parse_events(mutated, revision=revision)
 
 
+_ERRORS = {"ProviderError": ProviderError, "ProtocolViolation": ProtocolViolation,
+           "UnsupportedProviderState": UnsupportedProviderState}
+
+
+@each_revision
 @given(st.data())
-def test_only_requires_action_releases_calls(data: st.DataObject) -> None:
-    rendered = data.draw(gs.rendered_streams(min_calls=1))
-    statuses = (*gs.TERMINAL_FAILURES, *gs.UNPINNED_STATUSES, "completed", "in_progress")
+def test_only_requires_action_releases_calls(revision: str, data: st.DataObject) -> None:
+    # Every status any revision knows (and unknown ones), as the terminal of a turn with
+    # calls, gets the outcome the revision's status table gives it; only requires_action
+    # releases the calls (requires_continuation, since 2026-12-01, returns the turn with
+    # nothing released; budget_exceeded fails as the provider's; idle fails closed).
+    rendered = data.draw(gs.rendered_streams(min_calls=1, revision=revision))
+    statuses = (*gs.ALL_KNOWN_STATUSES, *gs.UNKNOWN_STATUSES)
+    # half the time a status a later revision added (under the pinned revision: one
+    # it must reject naming the drift), so each run reaches them
+    added = tuple(sorted(set(gs.ALL_KNOWN_STATUSES) - set(gs.TERMINAL_OUTCOMES[PINNED])))
+    if data.draw(st.booleans(), label="a later revision's status"):
+        statuses = added
     mutated = data.draw(gs.with_status(rendered, statuses))
     status = mutated[-1]["interaction"]["status"]
-    event(f"terminal status {status!r}")
-    with pytest.raises((ProviderError, UnsupportedProviderState, ProtocolViolation)):
-        parse_events(mutated, revision=PINNED)  # the pinned union
+    n_calls = len(rendered.model.function_calls())
+    expected = gs.terminal_outcome(revision, status, n_calls)
+    event(f"{revision}: terminal status {status!r} -> {expected}")
+    if expected != "accepted":
+        with pytest.raises(_ERRORS[expected]) as exc:
+            parse_events(mutated, revision=revision)
+        if status not in gs.TERMINAL_OUTCOMES[revision] and status in gs.ALL_KNOWN_STATUSES:
+            assert "drift: contract revision" in str(exc.value)
+        return
+    turn = parse_events(mutated, revision=revision)
+    assert turn.status == status
+    released = [(c.call_id, c.name, c.arguments) for c in turn.calls]
+    model_calls = [(s.call_id, s.name, s.arguments) for s in rendered.start_order
+                   if s.type == "function_call"]  # whatever the model's own status was
+    assert released == (model_calls if status == "requires_action" else [])
+    if status != "requires_action":
+        assert turn.calls == ()
 
 
-@given(st.lists(gs.loose_events(), max_size=8))
-def test_event_shaped_garbage_raises_only_contract_errors(events: list[dict[str, Any]]) -> None:
+@each_revision
+@given(st.data())
+def test_event_shaped_garbage_raises_only_contract_errors(revision: str,
+                                                          data: st.DataObject) -> None:
+    events = data.draw(st.lists(gs.loose_events(revision), max_size=8))
+    _observe_revision(events, revision)
     try:
         turn = parse_events([{"event_type": "interaction.created",
-                              "interaction": {"id": "i", "status": "in_progress"}}, *events])
+                              "interaction": {"id": "i", "status": "in_progress"}}, *events],
+                            revision=revision)
     except ContractError as exc:
         event(f"rejected: {type(exc).__name__}")
     else:
@@ -198,9 +266,28 @@ def test_event_shaped_garbage_raises_only_contract_errors(events: list[dict[str,
         assert turn.status == "requires_action" or not turn.calls
 
 
-@given(gs.rendered_streams(min_calls=1, other_types=("thought", "model_output")))
-def test_continuations_bind_exactly_the_turns_call_ids(rendered: gs.RenderedStream) -> None:
-    turn = parse_events(rendered.events)
+def _replayable_and_hosted(revision: str) -> tuple[str, ...]:
+    """Replayable step types, plus (in a revision that has them) its new server-side ones."""
+    return ("thought", "model_output", *gs.LATER_HOSTED_STEP_TYPES[revision])
+
+
+@each_revision
+@given(st.data())
+def test_continuations_bind_exactly_the_turns_call_ids(revision: str, data: st.DataObject) -> None:
+    rendered = data.draw(gs.rendered_streams(
+        min_calls=1, other_types=_replayable_and_hosted(revision), revision=revision))
+    _observe_revision(rendered.events, revision)
+    turn = parse_events(rendered.events, revision=revision)
+    if rendered.model.status in gs.CONTINUATION_STATUSES[revision]:
+        # a continuation is resumed, not answered: no function results bind to it
+        event("continuation turn: the builder refuses it")
+        assert turn.calls == ()
+        with pytest.raises(ContinuationError):
+            build_gemini_interactions_continuation(
+                turn, [ModelVisibleToolResult(c[0], "ok") for c in rendered.model.function_calls()],
+                model="m", tools=_tools_for(turn.calls), system_instruction=None,
+                generation_config=None, previous_interaction_was_stored=True, store=False)
+        return
     results = [ModelVisibleToolResult(c.call_id, "ok") for c in reversed(turn.calls)]
     body = build_gemini_interactions_continuation(
         turn, results, model="m", tools=_tools_for(turn.calls), system_instruction=None,
@@ -215,13 +302,22 @@ def test_continuations_bind_exactly_the_turns_call_ids(rendered: gs.RenderedStre
                 generation_config=None, prior_input_steps=[USER_INPUT])
 
 
-@given(gs.rendered_streams(min_calls=1, other_types=("thought", "model_output")))
+@each_revision
+@given(st.data())
 def test_create_and_get_snapshots_never_duplicate_input_history(
-    rendered: gs.RenderedStream,
+    revision: str, data: st.DataObject,
 ) -> None:
+    rendered = data.draw(gs.rendered_streams(min_calls=1, other_types=("thought", "model_output"),
+                                             revision=revision))
     create = parse_interaction(gs.interaction_object(rendered, "create", USER_INPUT),
-                               origin="create")
-    get = parse_interaction(gs.interaction_object(rendered, "get", USER_INPUT), origin="get")
+                               origin="create", revision=revision)
+    get = parse_interaction(gs.interaction_object(rendered, "get", USER_INPUT), origin="get",
+                            revision=revision)
+    if rendered.model.status in gs.CONTINUATION_STATUSES[revision]:
+        event(f"{revision}: continuation snapshot releases nothing")
+        assert create.calls == () and get.calls == ()
+        assert create.status == get.status == rendered.model.status
+        return
     results = [ModelVisibleToolResult(c.call_id, "r") for c in create.calls]
     kw: dict[str, Any] = dict(model="m", tools=_tools_for(create.calls),
                               system_instruction=None, generation_config=None)
@@ -246,7 +342,8 @@ REPLAYABLE_STEP_TYPES = ("function_call", "thought", "model_output")
 class GeminiStreamMachine(RuleBasedStateMachine):
     """Drives one stream event by event against an independent model of the turn."""
 
-    #: The contract revision the machine drives (a subclass per later revision).
+    #: The contract revision the machine drives (one TestCase per shipped revision,
+    #: ``machines_per_revision`` below); every rule draws that revision's shapes.
     revision = PINNED
 
     delivered = Bundle("delivered")
@@ -290,11 +387,18 @@ class GeminiStreamMachine(RuleBasedStateMachine):
         return not self.dead and self.completed_status is None
 
     @precondition(lambda self: self._alive())
-    @rule(target=delivered, step_type=st.sampled_from(REPLAYABLE_STEP_TYPES)
-          | st.sampled_from(REPLAYABLE_STEP_TYPES) | st.sampled_from(gs.V1_STEP_TYPES),
-          index=gs.INT32,
-          data=st.data())
-    def start_step(self, step_type: str, index: int, data: st.DataObject) -> dict[str, Any]:
+    @rule(target=delivered, index=gs.INT32, data=st.data())
+    def start_step(self, index: int, data: st.DataObject) -> dict[str, Any]:
+        # replayable steps twice as often; every step of the revision's union; the
+        # steps the revision added as often again (so short runs reach them)
+        kinds = [st.sampled_from(REPLAYABLE_STEP_TYPES), st.sampled_from(REPLAYABLE_STEP_TYPES),
+                 st.sampled_from(gs.step_types(self.revision))]
+        if gs.LATER_HOSTED_STEP_TYPES[self.revision]:
+            kinds.append(st.sampled_from(gs.LATER_HOSTED_STEP_TYPES[self.revision]))
+        step_type = data.draw(st.one_of(kinds), label="step_type")
+        return self._start(step_type, index, data)
+
+    def _start(self, step_type: str, index: int, data: st.DataObject) -> dict[str, Any]:
         assume(index not in self.used_indexes)
         self.used_indexes.add(index)
         if step_type == "function_call":
@@ -305,7 +409,8 @@ class GeminiStreamMachine(RuleBasedStateMachine):
         self.open[index] = step
         self.pending[index] = [json.dumps(d) for d in step.deltas()]
         self.order.append(step)
-        event(f"start {step_type}")
+        event(f"{self.revision}: start {step_type}" if step_type
+              in gs.LATER_HOSTED_STEP_TYPES[self.revision] else f"start {step_type}")
         return self._feed("step.start", index=index, step=step.start_step())
 
     @precondition(lambda self: self._alive() and any(self.pending.values()))
@@ -338,9 +443,12 @@ class GeminiStreamMachine(RuleBasedStateMachine):
         return multiple(*fed)
 
     @precondition(lambda self: self._alive())
-    @rule(target=delivered, status=st.sampled_from(("in_progress", *PINNED_TERMINALS)))
-    def status_update(self, status: str) -> dict[str, Any]:
-        event("status_update")
+    @rule(target=delivered, data=st.data())
+    def status_update(self, data: st.DataObject) -> dict[str, Any]:
+        status = data.draw(st.sampled_from(
+            (*PINNED_TERMINALS, *gs.NON_TERMINAL_STATUSES[self.revision],
+             *gs.CONTINUATION_STATUSES[self.revision])), label="status")
+        event(f"status_update {status}" if status not in PINNED_TERMINALS else "status_update")
         return self._feed("interaction.status_update", interaction_id=self.iid, status=status)
 
     def _current(self, ev: dict[str, Any]) -> bool:
@@ -379,7 +487,7 @@ class GeminiStreamMachine(RuleBasedStateMachine):
         snapshot checks run in most runs instead of a few."""
         if not any(s.type == "function_call" for s in self.order):
             assume(index not in self.used_indexes)
-            self.start_step("function_call", index, data)
+            self._start("function_call", index, data)
         if self.open:
             self.drain()
         event("finish tool turn")
@@ -390,16 +498,17 @@ class GeminiStreamMachine(RuleBasedStateMachine):
             self.close(roll=0)
 
     @precondition(lambda self: self._alive() and not self.open)
-    @rule(status=st.sampled_from((*PINNED_TERMINALS, "budget_exceeded")), roll=st.integers(0, 4))
-    def complete(self, status: str, roll: int) -> None:
+    @rule(data=st.data(), roll=st.integers(0, 4))
+    def complete(self, data: st.DataObject, roll: int) -> None:
+        # every status any revision knows: a later one's is unknown to an older revision
+        status = data.draw(st.sampled_from((*PINNED_TERMINALS, *gs.ALL_KNOWN_STATUSES)),
+                           label="status")
         self._complete(status, roll)
 
     def _terminal_ok(self, status: str, n_calls: int) -> bool:
-        """Whether the model accepts ``status`` at the terminal (the gate, independently)."""
-        if status in gs.CONTINUATION_STATUSES[self.revision]:
-            return True  # a continuation: returned, nothing released
-        return (status == "requires_action" and n_calls > 0) or (
-            status == "completed" and not n_calls)
+        """Whether the model accepts ``status`` at the terminal (the gate, independently:
+        the revision's status table in the strategies)."""
+        return gs.terminal_outcome(self.revision, status, n_calls) == "accepted"
 
     def _complete(self, status: str, roll: int) -> None:
         n_calls = sum(1 for s in self.order if s.type == "function_call")
@@ -407,7 +516,7 @@ class GeminiStreamMachine(RuleBasedStateMachine):
             return  # let turns with calls be generated more often than empty ones
         if roll != 2:  # mostly the status the model's steps call for
             status = "requires_action" if n_calls else "completed"
-        event(f"terminal {status} calls={bool(n_calls)}")
+        event(f"{self.revision}: terminal {status} calls={bool(n_calls)}")
         ev = {"event_type": "interaction.completed", "event_id": f"g{self.generation}-{self.n}",
               "interaction": {"id": self.iid, "status": status}}
         self.n += 1
@@ -415,7 +524,7 @@ class GeminiStreamMachine(RuleBasedStateMachine):
             self.stream.feed(ev)
             self.completed_status = status
         else:
-            with pytest.raises(ContractError):
+            with pytest.raises(_ERRORS[gs.terminal_outcome(self.revision, status, n_calls)]):
                 self.stream.feed(ev)
             self.dead = True
 
@@ -445,10 +554,13 @@ class GeminiStreamMachine(RuleBasedStateMachine):
         if any(s.type in ("user_input", "function_result") for s in self.order):
             event("input steps in the stream: no create snapshot")
             with pytest.raises(ProtocolViolation):
-                parse_interaction({**base, "steps": steps}, origin="create")
+                parse_interaction({**base, "steps": steps}, origin="create",
+                                  revision=self.revision)
             return
-        create = parse_interaction({**base, "steps": steps}, origin="create")
-        get = parse_interaction({**base, "steps": [USER_INPUT, *steps]}, origin="get")
+        create = parse_interaction({**base, "steps": steps}, origin="create",
+                                   revision=self.revision)
+        get = parse_interaction({**base, "steps": [USER_INPUT, *steps]}, origin="get",
+                                revision=self.revision)
         results = [ModelVisibleToolResult(c.call_id, "r") for c in create.calls]
         kw: dict[str, Any] = dict(model="m", tools=_tools_for(create.calls),
                                   system_instruction=None, generation_config=None)
@@ -487,44 +599,11 @@ class GeminiStreamMachine(RuleBasedStateMachine):
                 self.stream.close()
 
 
-TestGeminiStreamMachine = GeminiStreamMachine.TestCase
-
-
-_LATER = "2026-12-01"
-
-
-class GeminiStreamMachine20261201(GeminiStreamMachine):
-    """The same machine and invariants at revision 2026-12-01: its server-side steps
-    (never executable), ``queued`` updates, and ``requires_continuation`` terminals
-    (nothing released); ``idle`` fails closed."""
-
-    revision = _LATER
-
-    @precondition(lambda self: self._alive())
-    @rule(target=GeminiStreamMachine.delivered,
-          step_type=st.sampled_from(REPLAYABLE_STEP_TYPES)
-          | st.sampled_from((*gs.V1_STEP_TYPES, *gs.LATER_HOSTED_STEP_TYPES[_LATER])),
-          index=gs.INT32, data=st.data())
-    def start_step(self, step_type: str, index: int, data: st.DataObject) -> dict[str, Any]:
-        return GeminiStreamMachine.start_step(self, step_type, index, data)
-
-    @precondition(lambda self: self._alive())
-    @rule(target=GeminiStreamMachine.delivered, status=st.sampled_from(
-        ("in_progress", *PINNED_TERMINALS, *gs.NON_TERMINAL_STATUSES[_LATER],
-         *gs.CONTINUATION_STATUSES[_LATER])))
-    def status_update(self, status: str) -> dict[str, Any]:
-        return GeminiStreamMachine.status_update(self, status)
-
-    @precondition(lambda self: self._alive() and not self.open)
-    @rule(status=st.sampled_from((*PINNED_TERMINALS, "budget_exceeded", "queued", "idle",
-                                  *gs.CONTINUATION_STATUSES[_LATER])),
-          roll=st.integers(0, 4))
-    def complete(self, status: str, roll: int) -> None:
-        self._complete(status, roll)
-
-
-TestGeminiStreamMachine20261201 = GeminiStreamMachine20261201.TestCase
-TestGeminiStreamMachine20261201.settings = revision_settings(_LATER)
+# TestGeminiStreamMachine (2026-07-21) and TestGeminiStreamMachine20261201: the same
+# machine and invariants per revision; at 2026-12-01 its server-side steps (never
+# executable), ``queued`` updates, ``requires_continuation`` terminals (nothing
+# released), ``budget_exceeded`` (provider failure) and ``idle`` (fails closed).
+TestGeminiStreamMachine, TestGeminiStreamMachine20261201 = machines_per_revision(GeminiStreamMachine)
 
 
 # ------------------------------------------------------- schema-driven field drift
@@ -608,18 +687,21 @@ def _in_context(kind: str, e: dict[str, Any]) -> list[dict[str, Any]]:
             _ctx_completed("requires_action" if step_type == "function_call" else "completed")]
 
 
-def _outcome(events: list[dict[str, Any]]) -> tuple[Any, ...]:
+def _outcome(events: list[dict[str, Any]], revision: str) -> tuple[Any, ...]:
     try:
-        turn = parse_events(copy.deepcopy(events))
+        turn = parse_events(copy.deepcopy(events), revision=revision)
     except ContractError as exc:
         return ("rejected", type(exc).__name__)
     return ("accepted", turn.status, tuple((c.call_id, c.name, c.arguments) for c in turn.calls))
 
 
+@each_revision
 @given(st.data())
-def test_unknown_optional_fields_never_change_the_parse_outcome(data: st.DataObject) -> None:
-    """Events drawn from the pinned schemas (which allow unknown optional fields) parse
-    exactly like the same events with every field the schema does not name removed."""
+def test_unknown_optional_fields_never_change_the_parse_outcome(revision: str,
+                                                                data: st.DataObject) -> None:
+    """Events drawn from the pinned schemas (which allow unknown optional fields) parse,
+    under every revision, exactly like the same events with every field the schema does
+    not name removed."""
     from hypothesis_jsonschema import from_schema
 
     kind = data.draw(st.sampled_from(sorted(SCHEMAS)))
@@ -629,18 +711,21 @@ def test_unknown_optional_fields_never_change_the_parse_outcome(data: st.DataObj
     assume(_json_text_ok(drifted))
     pinned = _strip_unknown(drifted, schema)
     assert Draft7Validator(schema).is_valid(pinned)
-    outcome = _outcome(_in_context(kind, drifted))
+    outcome = _outcome(_in_context(kind, drifted), revision)
     event(f"{kind}: unknown fields {'present' if drifted != pinned else 'absent'}, {outcome[0]}")
-    assert outcome == _outcome(_in_context(kind, pinned))
+    assert outcome == _outcome(_in_context(kind, pinned), revision)
 
 
 # ------------------------------------------------------------- review: generalizations
 
 
-@given(gs.rendered_streams(min_calls=1, other_types=()), st.data())
+@each_revision
+@given(st.data())
 def test_unknown_fields_on_argument_deltas_keep_calls_but_block_stateless_replay(
-    rendered: gs.RenderedStream, data: st.DataObject,
+    revision: str, data: st.DataObject,
 ) -> None:
+    rendered = data.draw(gs.rendered_streams(min_calls=1, other_types=(), revision=revision,
+                                             allow_continuation=False))
     deltas = [i for i, e in enumerate(rendered.events) if e["event_type"] == "step.delta"]
     assume(deltas)
     events = copy.deepcopy(rendered.events)
@@ -648,7 +733,7 @@ def test_unknown_fields_on_argument_deltas_keep_calls_but_block_stateless_replay
     field = data.draw(st.sampled_from(["signature", "x_future", "metadata"]))
     target["delta"][field] = data.draw(st.text(max_size=4) | st.integers())
     event(f"extra delta field {field}")
-    turn = parse_events(events)
+    turn = parse_events(events, revision=revision)
     assert [(c.call_id, c.name, c.arguments) for c in turn.calls] == rendered.expected_calls()
     results = [ModelVisibleToolResult(c.call_id, "ok") for c in turn.calls]
     kw: dict[str, Any] = dict(model="m", tools=_tools_for(turn.calls), system_instruction=None,
@@ -660,10 +745,14 @@ def test_unknown_fields_on_argument_deltas_keep_calls_but_block_stateless_replay
         turn, results, previous_interaction_was_stored=True, store=True, **kw)["input"]
 
 
-@given(gs.rendered_streams(min_calls=1, other_types=()), st.data())
+@each_revision
+@given(st.data())
 def test_streamed_function_result_for_a_streamed_call_never_releases_it(
-    rendered: gs.RenderedStream, data: st.DataObject,
+    revision: str, data: st.DataObject,
 ) -> None:
+    rendered = data.draw(gs.rendered_streams(
+        min_calls=1, other_types=gs.LATER_HOSTED_STEP_TYPES[revision], revision=revision,
+        allow_continuation=False))
     events = copy.deepcopy(rendered.events)
     call_id = data.draw(st.sampled_from([c[0] for c in rendered.expected_calls()]))
     used = {e.get("index") for e in events}
@@ -677,8 +766,9 @@ def test_streamed_function_result_for_a_streamed_call_never_releases_it(
     before_call = pos <= next(i for i, e in enumerate(events) if e.get("step", {}).get("id")
                               == call_id and e["event_type"] == "step.start")
     event(f"function_result {'before' if before_call else 'after'} its call")
+    _observe_revision(events, revision)
     with pytest.raises(ProtocolViolation, match="already answered"):
-        parse_events(events)
+        parse_events(events, revision=revision)
 
 
 _PROTECTED = ("model", "input", "store", "previous_interaction_id", "tools",
@@ -701,9 +791,10 @@ def _spelling_variants(draw: st.DrawFn) -> str:
     return "".join(draw(st.sampled_from([c.lower(), c.upper()])) for c in "_".join(words))
 
 
+@each_revision
 @given(_spelling_variants())
-def test_protected_fields_cannot_be_set_under_any_spelling(key: str) -> None:
-    turn = parse_events(gs_fixture_events())
+def test_protected_fields_cannot_be_set_under_any_spelling(revision: str, key: str) -> None:
+    turn = parse_events(gs_fixture_events(), revision=revision)
     with pytest.raises(ContinuationError, match="protected"):
         build_gemini_interactions_continuation(
             turn, [ModelVisibleToolResult(c.call_id, "ok") for c in turn.calls], model="m",

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _revisions import each_revision
 from hypothesis import event, given
 from hypothesis import strategies as st
 
@@ -42,8 +43,9 @@ def fixture_events() -> list[dict[str, Any]]:
     return events
 
 
-def _fed(events: list[dict[str, Any]]) -> GeminiInteractionsStream:
-    stream = GeminiInteractionsStream()
+def _fed(events: list[dict[str, Any]], revision: str | None = None) -> GeminiInteractionsStream:
+    stream = (GeminiInteractionsStream() if revision is None
+              else GeminiInteractionsStream(revision=revision))
     for e in events:
         stream.feed(copy.deepcopy(e))
     return stream
@@ -178,32 +180,34 @@ def test_resumed_get_stream_as_sse_bytes_feeds_the_same_stream() -> None:
 # ------------------------------------------------------------------ properties
 
 
+@each_revision
 @given(st.data())
 def test_any_disconnect_and_overlapping_resume_gives_the_uninterrupted_turn(
-    data: st.DataObject,
+    revision: str, data: st.DataObject,
 ) -> None:
-    model = data.draw(gs.turn_models())
+    model = data.draw(gs.turn_models(revision=revision))
     model.with_event_ids = True
     rendered = data.draw(gs.rendered_streams(model))
     events = rendered.events
     cut = data.draw(st.integers(1, len(events) - 1), label="disconnect after")
     seen = events[:cut]
-    point = _fed(seen).resume_point
+    point = _fed(seen, revision).resume_point
     assert point is not None and point.last_event_id == seen[-1]["event_id"]
     overlap = data.draw(st.integers(0, cut), label="events redelivered")
     event(f"overlap={'none' if overlap == 0 else 'all' if overlap == cut else 'some'}")
     rebuilt = data.draw(st.booleans(), label="rebuilt from persisted state")
     event(f"rebuilt={rebuilt}")
-    stream = resume_stream(seen, point) if rebuilt else _fed(seen)
+    stream = resume_stream(seen, point, revision=revision) if rebuilt else _fed(seen, revision)
     for e in events[cut - overlap:]:
         stream.feed(copy.deepcopy(e))
     assert stream.resume_point == GeminiResumePoint(model.interaction_id, events[-1]["event_id"])
-    assert stream.close().digest == parse_events(events).digest
+    assert stream.close().digest == parse_events(events, revision=revision).digest
 
 
+@each_revision
 @given(st.data())
-def test_any_conflicting_payload_in_a_resumed_stream_fails(data: st.DataObject) -> None:
-    model = data.draw(gs.turn_models())
+def test_any_conflicting_payload_in_a_resumed_stream_fails(revision: str, data: st.DataObject) -> None:
+    model = data.draw(gs.turn_models(revision=revision))
     model.with_event_ids = True
     rendered = data.draw(gs.rendered_streams(model))
     events = rendered.events
@@ -213,18 +217,20 @@ def test_any_conflicting_payload_in_a_resumed_stream_fails(data: st.DataObject) 
     other["x_conflict"] = data.draw(st.integers())
     event(f"conflict on {other['event_type']}")
     stream = resume_stream(events[:cut], GeminiResumePoint(model.interaction_id,
-                                                            events[cut - 1]["event_id"]))
+                                                            events[cut - 1]["event_id"]),
+                           revision=revision)
     with pytest.raises(ProtocolViolation, match="different payload"):
         for e in [*events[pos:cut], other, *events[cut:]]:
             stream.feed(copy.deepcopy(e) if e is not other else other)
         stream.close()
 
 
+@each_revision
 @given(st.data())
 def test_resume_stream_never_accepts_a_point_its_events_did_not_reach(
-    data: st.DataObject,
+    revision: str, data: st.DataObject,
 ) -> None:
-    model = data.draw(gs.turn_models())
+    model = data.draw(gs.turn_models(revision=revision))
     model.with_event_ids = True
     events = data.draw(gs.rendered_streams(model)).events
     kept = data.draw(st.integers(1, len(events) - 1), label="persisted events")
@@ -232,12 +238,13 @@ def test_resume_stream_never_accepts_a_point_its_events_did_not_reach(
     event(f"missing={beyond - kept + 1}")
     point = GeminiResumePoint(model.interaction_id, events[beyond]["event_id"])
     with pytest.raises(ContractError):
-        resume_stream(events[:kept], point)
+        resume_stream(events[:kept], point, revision=revision)
 
 
+@each_revision
 @given(st.data())
-def test_resumed_sse_capture_rechunked_gives_the_uninterrupted_turn(data: st.DataObject) -> None:
-    model = data.draw(gs.turn_models())
+def test_resumed_sse_capture_rechunked_gives_the_uninterrupted_turn(revision: str, data: st.DataObject) -> None:
+    model = data.draw(gs.turn_models(revision=revision))
     model.with_event_ids = True
     events = data.draw(gs.rendered_streams(model)).events
     cut = data.draw(st.integers(1, len(events) - 1), label="disconnect after")
@@ -246,7 +253,8 @@ def test_resumed_sse_capture_rechunked_gives_the_uninterrupted_turn(data: st.Dat
     raw = render_events("gemini-interactions", events[cut - overlap:], rng)
     event(f"overlap={'none' if overlap == 0 else 'some'}, id lines={b'id:' in raw}")
     stream = resume_stream(events[:cut], GeminiResumePoint(model.interaction_id,
-                                                            events[cut - 1]["event_id"]))
+                                                            events[cut - 1]["event_id"]),
+                           revision=revision)
     for e in sse_to_events("gemini-interactions", decode_sse(raw)):
         stream.feed(e)
-    assert stream.close().digest == parse_events(events).digest
+    assert stream.close().digest == parse_events(events, revision=revision).digest

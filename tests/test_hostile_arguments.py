@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _revisions import each_revision
 from hypothesis import event, given, note
 from hypothesis import strategies as st
 
@@ -498,6 +499,22 @@ def _new_stream(contract: str, **kwargs: Any) -> Any:
 # ------------------------------------------------------------------------ helpers
 
 
+def _at_revision(baseline: Baseline, revision: str) -> Baseline:
+    """The baseline call at ``revision``, where the callable takes a ``revision`` keyword
+    (parsers, streams, snapshots: the fixtures parse under every revision) and the
+    baseline does not set one itself."""
+    import inspect
+
+    try:
+        parameters = inspect.signature(baseline.function).parameters
+    except (TypeError, ValueError):
+        return baseline
+    if "revision" in parameters and "revision" not in baseline.kwargs:
+        baseline.kwargs["revision"] = revision
+        event("called at a revision")
+    return baseline
+
+
 def _slots(baseline: Baseline) -> list[tuple[str, Any]]:
     """Every argument position of a baseline call: ("arg", i) or ("kw", name)."""
     return [("arg", i) for i in range(len(baseline.args))] + [
@@ -580,11 +597,12 @@ def test_every_baseline_call_succeeds(name: str) -> None:
     ENTRY_POINTS[name]().call()
 
 
+@each_revision
 @given(name=st.sampled_from(sorted(ENTRY_POINTS)), data=st.data(), hostile=hostile_values)
 def test_a_hostile_argument_raises_only_contract_errors(
-    name: str, data: st.DataObject, hostile: tuple[str, Callable[[], Any]]
+    revision: str, name: str, data: st.DataObject, hostile: tuple[str, Callable[[], Any]]
 ) -> None:
-    baseline = ENTRY_POINTS[name]()
+    baseline = _at_revision(ENTRY_POINTS[name](), revision)
     slot = data.draw(st.sampled_from(_slots(baseline)), label="argument")
     label, factory = hostile
     if slot[0] == "arg":
@@ -596,11 +614,12 @@ def test_a_hostile_argument_raises_only_contract_errors(
     event(outcome)
 
 
+@each_revision
 @given(name=st.sampled_from(sorted(ENTRY_POINTS)), data=st.data(), hostile=hostile_values)
 def test_a_hostile_value_nested_inside_an_argument_raises_only_contract_errors(
-    name: str, data: st.DataObject, hostile: tuple[str, Callable[[], Any]]
+    revision: str, name: str, data: st.DataObject, hostile: tuple[str, Callable[[], Any]]
 ) -> None:
-    baseline = ENTRY_POINTS[name]()
+    baseline = _at_revision(ENTRY_POINTS[name](), revision)
     candidates = [(slot, path) for slot in _slots(baseline)
                   for path in _paths(baseline.args[slot[1]] if slot[0] == "arg"
                                      else baseline.kwargs[slot[1]])]
@@ -622,23 +641,27 @@ def test_a_hostile_value_nested_inside_an_argument_raises_only_contract_errors(
     event(_expect_contract_outcome(baseline.call))
 
 
+@each_revision
 @given(contract=st.sampled_from(sorted(STREAMS)), data=st.data(), hostile=hostile_values)
 def test_a_hostile_stream_constructor_argument_raises_only_contract_errors(
-    contract: str, data: st.DataObject, hostile: tuple[str, Callable[[], Any]]
+    revision: str, contract: str, data: st.DataObject, hostile: tuple[str, Callable[[], Any]]
 ) -> None:
+    # hostile limits at a shipped revision, or a hostile revision itself
     keyword = data.draw(st.sampled_from(["revision", "limits"]), label="keyword")
     label, factory = hostile
     event(f"{keyword}={label}")
-    event(_expect_contract_outcome(lambda: _new_stream(contract, **{keyword: factory()})))
+    kwargs = {"revision": revision, keyword: factory()}
+    event(_expect_contract_outcome(lambda: _new_stream(contract, **kwargs)))
 
 
+@each_revision
 @given(contract=st.sampled_from(sorted(STREAMS)), data=st.data(), hostile=hostile_values)
 def test_a_stream_that_raised_anything_is_dead(
-    contract: str, data: st.DataObject, hostile: tuple[str, Callable[[], Any]]
+    revision: str, contract: str, data: st.DataObject, hostile: tuple[str, Callable[[], Any]]
 ) -> None:
     events = _stream_input(contract)
     cut = data.draw(st.integers(0, len(events) - 1), label="cut")
-    stream = _new_stream(contract)
+    stream = _new_stream(contract, revision=revision)
     for event_ in events[:cut]:
         stream.feed(event_)
     label, factory = hostile
@@ -669,10 +692,12 @@ def test_a_stream_that_raised_anything_is_dead(
         stream.close()
 
 
+@each_revision
 @pytest.mark.parametrize("contract", sorted(STREAMS))
-def test_a_stream_poisoned_by_a_non_contract_exception_stays_dead(contract: str) -> None:
+def test_a_stream_poisoned_by_a_non_contract_exception_stays_dead(contract: str,
+                                                                 revision: str) -> None:
     events = _stream_input(contract)
-    stream = _new_stream(contract)
+    stream = _new_stream(contract, revision=revision)
     stream.feed(events[0])
     # A Python-level interrupt inside feed (here: an event whose .get raises) must
     # poison the stream like a rejection, whatever escaped.
@@ -689,12 +714,13 @@ def test_a_stream_poisoned_by_a_non_contract_exception_stays_dead(contract: str)
         stream.close()
 
 
+@each_revision
 @pytest.mark.parametrize("contract", sorted(STREAMS))
-def test_parse_events_reads_an_endless_iterable_boundedly(contract: str) -> None:
+def test_parse_events_reads_an_endless_iterable_boundedly(contract: str, revision: str) -> None:
     import importlib
 
     module = importlib.import_module(STREAMS[contract][0])
     events = _stream_input(contract)
     endless = itertools.chain(events[:1], itertools.repeat(events[1]))
     with pytest.raises(ContractError):
-        module.parse_events(endless, limits=StreamLimits(max_events=50))
+        module.parse_events(endless, limits=StreamLimits(max_events=50), revision=revision)

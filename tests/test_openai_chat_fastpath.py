@@ -16,6 +16,7 @@ import dataclasses
 from typing import Any
 
 import pytest
+from _revisions import each_revision
 from hypothesis import event, given
 from hypothesis import strategies as st
 
@@ -25,17 +26,14 @@ from pcfuzz.contracts.openai_chat import REVISION, REVISIONS, ChatCompletionStre
 from pcfuzz.contracts.openai_chat import _stream as chat_stream
 from pcfuzz.contracts.openai_chat._tables import Field
 from pcfuzz.strategies.json_values import json_values
-from pcfuzz.strategies.openai_chat import (
-    RenderedStream,
-    mutated_streams,
-    rendered_streams,
-)
+from pcfuzz.strategies.openai_chat import mutated_streams, rendered_streams
 
 
-def _run(frames: list[Any], *, fast: bool, limits: StreamLimits | None = None) -> tuple[Any, ...]:
+def _run(frames: list[Any], *, fast: bool, limits: StreamLimits | None = None,
+         revision: str = REVISION) -> tuple[Any, ...]:
     """Feed ``frames`` and close: what the caller can observe, and how many chunks
     the fast path read."""
-    stream = ChatCompletionStream(limits=limits)
+    stream = ChatCompletionStream(limits=limits, revision=revision)
     if not fast:
         stream._plan = None
     taken = 0
@@ -61,10 +59,11 @@ def _run(frames: list[Any], *, fast: bool, limits: StreamLimits | None = None) -
     return (*outcome, tuple(progress)), taken
 
 
-def _same_outcome(frames: list[Any], limits: StreamLimits | None = None) -> tuple[Any, ...]:
+def _same_outcome(frames: list[Any], limits: StreamLimits | None = None,
+                  revision: str = REVISION) -> tuple[Any, ...]:
     before = copy.deepcopy(frames)
-    fast, taken = _run(frames, fast=True, limits=limits)
-    general, untaken = _run(frames, fast=False, limits=limits)
+    fast, taken = _run(frames, fast=True, limits=limits, revision=revision)
+    general, untaken = _run(frames, fast=False, limits=limits, revision=revision)
     assert untaken == 0
     assert fast == general
     assert frames == before  # neither path changed the caller's frames
@@ -75,18 +74,21 @@ def _same_outcome(frames: list[Any], limits: StreamLimits | None = None) -> tupl
     return fast
 
 
-@given(rendered_streams(product=None))
-def test_fast_and_general_paths_agree_on_valid_streams(rendered: RenderedStream) -> None:
-    _same_outcome(rendered.frames)
+@each_revision
+@given(st.data())
+def test_fast_and_general_paths_agree_on_valid_streams(revision: str,
+                                                       data: st.DataObject) -> None:
+    rendered = data.draw(rendered_streams(product=None, revision=revision))
+    _same_outcome(rendered.frames, revision=revision)
 
 
-@given(mutated_streams())
-def test_fast_and_general_paths_agree_on_mutated_streams(
-    mutated: tuple[str, list[Any], type[ContractError]],
-) -> None:
-    kind, frames, expected = mutated
+@each_revision
+@given(st.data())
+def test_fast_and_general_paths_agree_on_mutated_streams(revision: str,
+                                                         data: st.DataObject) -> None:
+    kind, frames, expected = data.draw(mutated_streams(revision=revision))
     event(f"mutation: {kind}")
-    outcome = _same_outcome(frames)
+    outcome = _same_outcome(frames, revision=revision)
     assert outcome[0] == "error" and issubclass(outcome[1], expected)
 
 
@@ -125,9 +127,10 @@ _ODD_VALUES = st.one_of(
 
 
 @st.composite
-def perturbed_streams(draw: st.DrawFn) -> tuple[str, list[Any]]:
-    """A valid stream with one value replaced, one key added, renamed or removed."""
-    frames = copy.deepcopy(draw(rendered_streams(product=None)).frames)
+def perturbed_streams(draw: st.DrawFn, revision: str) -> tuple[str, list[Any]]:
+    """A valid stream of ``revision`` with one value replaced, one key added, renamed
+    or removed."""
+    frames = copy.deepcopy(draw(rendered_streams(product=None, revision=revision)).frames)
     chunk_positions = [i for i, f in enumerate(frames) if type(f) is dict]
     position = draw(st.sampled_from(chunk_positions))
     frame = frames[position]
@@ -155,24 +158,25 @@ def perturbed_streams(draw: st.DrawFn) -> tuple[str, list[Any]]:
     return how, frames
 
 
-@given(perturbed_streams())
-def test_fast_and_general_paths_agree_on_perturbed_streams(
-    perturbed: tuple[str, list[Any]],
-) -> None:
-    how, frames = perturbed
+@each_revision
+@given(st.data())
+def test_fast_and_general_paths_agree_on_perturbed_streams(revision: str,
+                                                           data: st.DataObject) -> None:
+    how, frames = data.draw(perturbed_streams(revision))
     event(f"perturbation: {how}")
-    _same_outcome(frames)
+    _same_outcome(frames, revision=revision)
 
 
-@given(rendered_streams(product=None), st.integers(1, 64), st.integers(1, 128),
-       st.integers(1, 3))
+@each_revision
+@given(st.data(), st.integers(1, 64), st.integers(1, 128), st.integers(1, 3))
 def test_fast_and_general_paths_agree_at_the_limits(
-    rendered: RenderedStream, fragment: int, total: int, items: int
+    revision: str, data: st.DataObject, fragment: int, total: int, items: int
 ) -> None:
+    rendered = data.draw(rendered_streams(product=None, revision=revision))
     # The limits are raised in phase 2, after some effects: the same error and where.
     limits = StreamLimits(max_fragment_bytes=fragment, max_total_fragment_bytes=total,
                           max_items=items)
-    outcome = _same_outcome(rendered.frames, limits)
+    outcome = _same_outcome(rendered.frames, limits, revision)
     if outcome[0] == "error" and outcome[1] is LimitExceeded:
         event(f"limit: {outcome[3].rsplit('.', 1)[-1]}")
 

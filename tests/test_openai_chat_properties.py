@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 from _fuzz import load_fuzz_target
-from _revisions import PINNED, revision_settings
+from _revisions import PINNED, each_revision, machines_per_revision, revision_settings
 from hypothesis import HealthCheck, event, given, note, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -34,6 +34,7 @@ from pcfuzz.contracts.errors import (
     ProtocolViolation,
     ProviderError,
     StreamTruncated,
+    UnsupportedProviderState,
 )
 from pcfuzz.contracts.openai_chat import (
     REVISIONS,
@@ -146,9 +147,21 @@ def _progress_labels(rendered: RenderedStream) -> set[str]:
     return labels
 
 
-@given(rendered_streams())
-def test_incremental_feed_returns_exactly_the_model_progress(rendered: RenderedStream) -> None:
-    stream = ChatCompletionStream()
+def _observe_revision(rendered: RenderedStream, revision: str) -> None:
+    """Show a revision's own delta fields are generated (2026-12-01: null ``audio``)."""
+    fields = {k for f in rendered.frames if isinstance(f, dict)
+              for c in f.get("choices") or [] for k in c.get("delta", {})}
+    for name in sorted(fields & {"audio"}):
+        event(f"{revision}: delta field {name}")
+
+
+@each_revision
+@given(st.data())
+def test_incremental_feed_returns_exactly_the_model_progress(revision: str,
+                                                             data: st.DataObject) -> None:
+    rendered = data.draw(rendered_streams(revision=revision))
+    _observe_revision(rendered, revision)
+    stream = ChatCompletionStream(revision=revision)
     returned = [i for i, frame in enumerate(rendered.frames) if stream.feed(frame) is not None]
     event(f"progress frames={min(len(returned), 5)}")
     for label in sorted(_progress_labels(rendered)):
@@ -157,14 +170,17 @@ def test_incremental_feed_returns_exactly_the_model_progress(rendered: RenderedS
     assert len(stream.close().progress_events) == len(rendered.progress_frames)
 
 
-@given(rendered_streams(product=None))
+@each_revision
+@given(st.data())
 def test_parsing_never_mutates_the_callers_frames_and_shares_nothing_with_them(
-    rendered: RenderedStream,
+    revision: str, data: st.DataObject,
 ) -> None:
+    rendered = data.draw(rendered_streams(product=None, revision=revision))
+    _observe_revision(rendered, revision)
     frames = rendered.frames
     before = copy.deepcopy(frames)
     try:
-        turn = parse_events(frames)
+        turn = parse_events(frames, revision=revision)
     except EmptyCompletion:
         event("empty completion")
         assert frames == before
@@ -182,25 +198,34 @@ def test_parsing_never_mutates_the_callers_frames_and_shares_nothing_with_them(
     turn.check_unchanged()
 
 
-@given(rendered_streams(product=False))
-def test_streams_without_product_are_empty_completions(rendered: RenderedStream) -> None:
+@each_revision
+@given(st.data())
+def test_streams_without_product_are_empty_completions(revision: str,
+                                                       data: st.DataObject) -> None:
+    rendered = data.draw(rendered_streams(product=False, revision=revision))
+    _observe_revision(rendered, revision)
     event("reasoning present" if "reasoning_content" in rendered.model.message()
           else "no reasoning")
     try:
-        parse_events(rendered.frames)
+        parse_events(rendered.frames, revision=revision)
     except EmptyCompletion:
         return
     raise AssertionError("an empty completion was accepted")
 
 
-@given(mutated_streams())
+@each_revision
+@given(st.data())
 def test_every_mutation_is_rejected_with_its_error_class(
-    mutated: tuple[str, list[Any], type[ContractError]],
+    revision: str, data: st.DataObject,
 ) -> None:
-    kind, frames, expected = mutated
+    kind, frames, expected = data.draw(mutated_streams(revision=revision))
     event(f"mutation={kind}")
+    if kind == "unknown_delta_field" and any(
+            isinstance(f, dict) and "audio" in (f.get("choices") or [{}])[0].get("delta", {})
+            for f in frames):
+        event(f"{revision}: audio is an unknown delta field")
     try:
-        parse_events(frames)
+        parse_events(frames, revision=revision)
     except ContractError as exc:
         note(f"{kind}: {exc}")
         assert isinstance(exc, expected), (kind, type(exc), expected)
@@ -210,13 +235,16 @@ def test_every_mutation_is_rejected_with_its_error_class(
     raise AssertionError(f"mutation {kind} was accepted")
 
 
+@each_revision
 @given(completion_models(), st.data())
-def test_stream_and_nonstreaming_body_agree(model: CompletionModel, data: st.DataObject) -> None:
-    rendered = data.draw(rendered_streams(model))
-    streamed = parse_events(rendered.frames)
+def test_stream_and_nonstreaming_body_agree(revision: str, model: CompletionModel,
+                                            data: st.DataObject) -> None:
+    rendered = data.draw(rendered_streams(model, revision=revision))
+    _observe_revision(rendered, revision)
+    streamed = parse_events(rendered.frames, revision=revision)
     body = model.body()
     assert COMPLETION_VALIDATOR.is_valid(body)
-    unary = parse_completion(body)
+    unary = parse_completion(body, revision=revision)
     event(f"executable={model.executable}")
     assert unary.message == streamed.message
     assert unary.calls == streamed.calls
@@ -260,13 +288,24 @@ READ_CHUNK_KEYS = ("id", "choices", "usage")
 READ_CHOICE_KEYS = ("index", "delta", "finish_reason")
 KNOWN_DELTA_KEYS = ("role", "content", "reasoning_content", "tool_calls", "refusal",
                     "function_call")
+#: Delta fields each revision knows beyond the pinned ones (openai 3.57.0: ``audio``).
+LATER_DELTA_KEYS: dict[str, tuple[str, ...]] = {"2026-07-21": (), "2026-12-01": ("audio",)}
 ROLE_FRAME = {"choices": [{"index": 0, "delta": {"role": "assistant"}}]}
 DRIFT_HEALTH = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large]
 
 
-def _outcome(frames: list[Any]) -> tuple[Any, ...]:
+def _pinned_shape(frame: dict[str, Any], revision: str) -> dict[str, Any]:
+    """``frame`` without the delta fields ``revision`` adds (for the pinned schema)."""
+    frame = copy.deepcopy(frame)
+    for choice in frame.get("choices") or []:
+        for key in LATER_DELTA_KEYS[revision]:
+            choice.get("delta", {}).pop(key, None)
+    return frame
+
+
+def _outcome(frames: list[Any], revision: str) -> tuple[Any, ...]:
     try:
-        turn = parse_events(frames)
+        turn = parse_events(frames, revision=revision)
     except ContractError as exc:
         return ("rejected", type(exc).__name__)
     return ("accepted", turn.message, turn.finish_reason, turn.response_id, turn.usage,
@@ -288,41 +327,49 @@ def _graft_chunk_metadata(frame: dict[str, Any], drawn: dict[str, Any]) -> list[
     return grafted
 
 
+@each_revision
 @settings(suppress_health_check=DRIFT_HEALTH)
-@given(rendered_streams(product=None), from_schema(CHUNK_SCHEMA), st.data())
+@given(from_schema(CHUNK_SCHEMA), st.data())
 def test_schema_drawn_chunk_metadata_drift_never_changes_the_outcome(
-    rendered: RenderedStream, drawn: dict[str, Any], data: st.DataObject
+    revision: str, drawn: dict[str, Any], data: st.DataObject
 ) -> None:
     # Unknown optional fields at the chunk and choice level (object, created,
     # model, logprobs, vendor keys: whatever the pinned schema leaves open) are
-    # metadata: grafted onto any frame of a valid stream, they change nothing.
+    # metadata: grafted onto any frame of a valid stream of any revision, they
+    # change nothing.
+    rendered = data.draw(rendered_streams(product=None, revision=revision))
     assert CHUNK_VALIDATOR.is_valid(drawn)
     frames = copy.deepcopy(rendered.frames)
     at = data.draw(st.sampled_from([i for i, f in enumerate(frames) if f != DONE]))
     grafted = _graft_chunk_metadata(frames[at], drawn)
-    assert CHUNK_VALIDATOR.is_valid(frames[at])
+    assert CHUNK_VALIDATOR.is_valid(_pinned_shape(frames[at], revision))
     unknown = set(drawn) - {*READ_CHUNK_KEYS, "object", "created", "model",
                             "system_fingerprint"}
     event("drift: unknown top-level field" if unknown else
           "drift: known metadata only" if "top-level" in grafted else "drift: none at top")
     event("drift: choice metadata" if "choice" in grafted else "drift: no choice metadata")
-    expected = _outcome(rendered.frames)
+    expected = _outcome(rendered.frames, revision)
     event(f"outcome: {expected[0]}"
           + (f", executable={bool(expected[5])}" if expected[0] == "accepted" else ""))
-    assert _outcome(frames) == expected
+    assert _outcome(frames, revision) == expected
 
 
+@each_revision
 @settings(suppress_health_check=DRIFT_HEALTH)
 @given(from_schema(CHUNK_SCHEMA).filter(lambda c: bool(c["choices"])),
-       st.text(min_size=1, max_size=12).filter(lambda k: k not in KNOWN_DELTA_KEYS),
+       st.text(min_size=1, max_size=12).filter(
+           lambda k: k not in KNOWN_DELTA_KEYS and k != "audio") | st.just("audio"),
        st.none() | st.text(max_size=3) | st.just({}))
 def test_schema_drawn_chunk_with_an_unknown_delta_field_fails_closed(
-    chunk: dict[str, Any], key: str, value: Any
+    revision: str, chunk: dict[str, Any], key: str, value: Any
 ) -> None:
+    # Unknown in the revision: any field neither pinned nor added by it. ("audio" is
+    # known since 2026-12-01, as null only: null is accepted there, and a non-null
+    # audio delta fails closed as unsupported.)
     assert CHUNK_VALIDATOR.is_valid(chunk)
     # The schema cannot say everything (unique tool ids): the chunk without the
     # unknown key may already be rejected, and then any rejection will do.
-    plain = ChatCompletionStream(revision=PINNED)  # KNOWN_DELTA_KEYS are the pinned ones
+    plain = ChatCompletionStream(revision=revision)
     plain.feed(ROLE_FRAME)
     try:
         plain.feed(copy.deepcopy(chunk))
@@ -333,12 +380,24 @@ def test_schema_drawn_chunk_with_an_unknown_delta_field_fails_closed(
     assert not CHUNK_VALIDATOR.is_valid(chunk)
     event(f"unknown delta value: {type(value).__name__}")
     event(f"chunk without the unknown key accepted: {plain_accepted}")
-    stream = ChatCompletionStream(revision=PINNED)
+    stream = ChatCompletionStream(revision=revision)
     stream.feed(ROLE_FRAME)
+    if key in LATER_DELTA_KEYS[revision]:
+        event(f"{revision}: {key} delta, {'null' if value is None else 'not null'}")
+        if value is None and plain_accepted:
+            stream.feed(chunk)  # known to this revision, as null
+            return
+        with pytest.raises(ContractError) as exc:
+            stream.feed(chunk)
+        if plain_accepted:
+            assert type(exc.value) is UnsupportedProviderState, exc.value
+        return
     try:
         stream.feed(chunk)
     except ProtocolViolation as exc:
         assert "unknown delta field" in str(exc) or not plain_accepted
+        if key == "audio":
+            event(f"{revision}: audio is an unknown delta field")
         return
     raise AssertionError("an unknown delta field was accepted")
 
@@ -376,22 +435,23 @@ def _graft_body_extensions(body: dict[str, Any], drawn: dict[str, Any]) -> list[
     return grafted
 
 
+@each_revision
 @settings(suppress_health_check=DRIFT_HEALTH)
 @given(completion_models(), from_schema(COMPLETION_SCHEMA))
 def test_schema_drawn_body_extension_fields_are_kept_and_change_no_decision(
-    model: CompletionModel, drawn: dict[str, Any]
+    revision: str, model: CompletionModel, drawn: dict[str, Any]
 ) -> None:
     # The non-streaming body keeps extension fields verbatim (design 4.1); they
     # never change the product, the release decision or the call identities.
     assert COMPLETION_VALIDATOR.is_valid(drawn)
-    plain = parse_completion(model.body())
+    plain = parse_completion(model.body(), revision=revision)
     body = model.body()
     grafted = _graft_body_extensions(body, drawn)
     assert COMPLETION_VALIDATOR.is_valid(body)
     for place in ("top-level", "choice", "message", "tool", "function"):
         event(f"drift: {place} extension" if place in grafted else f"drift: no {place} extension")
     original = copy.deepcopy(body)
-    turn = parse_completion(body)
+    turn = parse_completion(body, revision=revision)
     assert body == original
     event(f"executable={bool(turn.calls)}")
     message = body["choices"][0]["message"]
@@ -412,10 +472,12 @@ json_values = st.recursive(
 )
 
 
+@each_revision
 @given(st.lists(json_values | st.just(DONE), max_size=6))
-def test_arbitrary_json_frames_raise_only_contract_errors(frames: list[Any]) -> None:
+def test_arbitrary_json_frames_raise_only_contract_errors(revision: str,
+                                                          frames: list[Any]) -> None:
     try:
-        turn = parse_events(frames)
+        turn = parse_events(frames, revision=revision)
     except ContractError as exc:
         event(f"rejected: {type(exc).__name__}")
         return
@@ -423,10 +485,11 @@ def test_arbitrary_json_frames_raise_only_contract_errors(frames: list[Any]) -> 
     assert turn.calls == () or turn.finish_reason == "tool_calls"
 
 
-@given(rendered_streams(), st.data())
-def test_stream_is_poisoned_after_any_rejection(rendered: RenderedStream,
-                                               data: st.DataObject) -> None:
-    stream = ChatCompletionStream()
+@each_revision
+@given(st.data())
+def test_stream_is_poisoned_after_any_rejection(revision: str, data: st.DataObject) -> None:
+    rendered = data.draw(rendered_streams(revision=revision))
+    stream = ChatCompletionStream(revision=revision)
     cut = data.draw(st.integers(0, len(rendered.frames) - 1))
     for frame in rendered.frames[:cut]:
         stream.feed(frame)
@@ -474,20 +537,21 @@ class ChatStreamMachine(RuleBasedStateMachine):
         self.terminal = False
         self.interrupt_at: int | None = None
 
-    @initialize(rendered=rendered_streams(product=None),
-                interrupt_at=st.none() | st.none() | st.integers(0, 12))
-    def start(self, rendered: RenderedStream, interrupt_at: int | None) -> None:
+    @initialize(data=st.data(), interrupt_at=st.none() | st.none() | st.integers(0, 12))
+    def start(self, data: st.DataObject, interrupt_at: int | None) -> None:
+        rendered = data.draw(rendered_streams(product=None, revision=self.revision),
+                             label="rendered")
+        _observe_revision(rendered, self.revision)
         self.rendered = rendered
         self.interrupt_at = interrupt_at
         event(f"tools={len(rendered.model.tools)}")
 
     @precondition(lambda self: self.terminal)
-    @rule(rendered=rendered_streams(product=None),
-          interrupt_at=st.none() | st.none() | st.integers(0, 12))
-    def start_another_attempt(self, rendered: RenderedStream, interrupt_at: int | None) -> None:
+    @rule(data=st.data(), interrupt_at=st.none() | st.none() | st.integers(0, 12))
+    def start_another_attempt(self, data: st.DataObject, interrupt_at: int | None) -> None:
         # Each attempt gets a fresh aggregator; nothing carries over.
         self._reset()
-        self.start(rendered, interrupt_at)
+        self.start(data, interrupt_at)
 
     def _may_interrupt(self) -> bool:
         return (not self.terminal and self.interrupt_at is not None
@@ -629,30 +693,9 @@ class ChatStreamMachine(RuleBasedStateMachine):
         raise AssertionError("a stream without [DONE] produced a turn")
 
 
-TestChatStreamMachine = ChatStreamMachine.TestCase
-
-_LATER = "2026-12-01"
-
-
-class ChatStreamMachine20261201(ChatStreamMachine):
-    """The same machine and invariants at revision 2026-12-01 (null ``audio`` deltas)."""
-
-    revision = _LATER
-
-    @initialize(rendered=rendered_streams(product=None, revision=_LATER),
-                interrupt_at=st.none() | st.none() | st.integers(0, 12))
-    def start(self, rendered: RenderedStream, interrupt_at: int | None) -> None:
-        ChatStreamMachine.start(self, rendered, interrupt_at)
-
-    @precondition(lambda self: self.terminal)
-    @rule(rendered=rendered_streams(product=None, revision=_LATER),
-          interrupt_at=st.none() | st.none() | st.integers(0, 12))
-    def start_another_attempt(self, rendered: RenderedStream, interrupt_at: int | None) -> None:
-        ChatStreamMachine.start_another_attempt(self, rendered, interrupt_at)
-
-
-TestChatStreamMachine20261201 = ChatStreamMachine20261201.TestCase
-TestChatStreamMachine20261201.settings = revision_settings(_LATER)
+# TestChatStreamMachine (2026-07-21) and TestChatStreamMachine20261201 (null ``audio``
+# deltas): the same machine and invariants per revision.
+TestChatStreamMachine, TestChatStreamMachine20261201 = machines_per_revision(ChatStreamMachine)
 
 
 # ================================================= fuzz target, hypothesis-driven
@@ -665,12 +708,21 @@ def _load_fuzz_target() -> Any:
 _FUZZ_TARGET: dict[str, Any] = {}
 
 
+@each_revision
 @given(st.binary(min_size=8, max_size=300))
-def test_structured_fuzz_target_oracles_hold_for_hypothesis_drawn_bytes(data: bytes) -> None:
+def test_structured_fuzz_target_oracles_hold_for_hypothesis_drawn_bytes(revision: str,
+                                                                        data: bytes) -> None:
     # One harness, two drivers: the atheris target's structure-aware mode, driven
-    # by hypothesis so a broken oracle shrinks and replays under pytest.
+    # by hypothesis so a broken oracle shrinks and replays under pytest. The target
+    # picks the revision by the input's length: padded here to pick ``revision``.
     if "module" not in _FUZZ_TARGET:
         _FUZZ_TARGET["module"] = _load_fuzz_target()
     module = _FUZZ_TARGET["module"]
+    while module._revision_for(data) != revision:
+        data += b"\x00"
+    frames = module.structured_frames(data)[1]
+    if any(isinstance(f, dict) and "audio" in (f.get("choices") or [{}])[0].get("delta", {})
+           for f in frames):
+        event(f"{revision}: frames with an audio delta")
     outcome = module.run_structured(data)
     event(f"fuzz outcome: {outcome.split()[0]}")

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _revisions import PINNED, revision_settings
+from _revisions import PINNED, each_revision, machines_per_revision, revision_settings
 from hypothesis import assume, event, given
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -81,6 +81,15 @@ def tools_for(model: TurnModel) -> list[dict[str, Any]]:
     return [strict_tool(name) for name in model.function_names()]
 
 
+def _observe_revision(events: list[dict[str, Any]], revision: str) -> None:
+    """Show that a revision's own shapes are generated (2026-12-01: no ``name`` on
+    arguments.done)."""
+    done = [e for e in events if e["type"] == ARGS_DONE]
+    if done:
+        event(f"{revision}: arguments.done "
+              f"{'with' if all('name' in e for e in done) else 'without'} name")
+
+
 # ---------------------------------------------------------------------------
 # Stream properties
 
@@ -112,48 +121,54 @@ def test_todays_streams_are_rejected_by_the_pinned_revision_naming_the_drift(
         parse_events(events, revision=PINNED)
 
 
-@given(valid_streams(drift=True))
-def test_unknown_optional_fields_are_tolerated(drawn: tuple[TurnModel, Any]) -> None:
-    model, events = drawn
+@each_revision
+@given(st.data())
+def test_unknown_optional_fields_are_tolerated(revision: str, data: st.DataObject) -> None:
+    model, events = data.draw(valid_streams(drift=True, revision=revision))
+    _observe_revision(events, revision)
     drifted = sum(1 for e in events if {"response_id", "obfuscation", "x_drift_note",
                                         "agent"} & set(e))
     event("drift present" if drifted else "no drift drawn")
-    assert calls_of(parse_events(events)) == model.expected_calls()
+    assert calls_of(parse_events(events, revision=revision)) == model.expected_calls()
 
 
-@given(valid_streams(min_calls=2), st.data())
+@each_revision
+@given(st.data())
 def test_interleaving_of_call_fragments_does_not_change_calls(
-        drawn: tuple[TurnModel, Any], data: st.DataObject) -> None:
-    model, _ = drawn
-    other = render(model, data.draw(st.randoms(use_true_random=False)))
+        revision: str, data: st.DataObject) -> None:
+    model, _ = data.draw(valid_streams(min_calls=2, revision=revision))
+    other = render(model, data.draw(st.randoms(use_true_random=False)), revision=revision)
+    _observe_revision(other, revision)
     order = [e["output_index"] for e in other if e["type"] == ARGS_DELTA]
     interleaved = any(a != b for a, b in zip(order, order[1:], strict=False))
     event("deltas interleaved" if interleaved else "deltas sequential")
-    assert calls_of(parse_events(other)) == model.expected_calls()
+    assert calls_of(parse_events(other, revision=revision)) == model.expected_calls()
 
 
-@given(valid_streams(), st.lists(st.integers(1, 10**6), min_size=200, max_size=200),
+@each_revision
+@given(st.data(), st.lists(st.integers(1, 10**6), min_size=200, max_size=200),
        st.integers(0, 10**9))
-def test_sequence_number_gaps_and_start_do_not_matter(drawn: tuple[TurnModel, Any],
+def test_sequence_number_gaps_and_start_do_not_matter(revision: str, data: st.DataObject,
                                                       gaps: list[int], start: int) -> None:
-    model, events = drawn
+    model, events = data.draw(valid_streams(revision=revision))
     seq = start
     for position, e in enumerate(events):
         e["sequence_number"] = seq
         seq += gaps[position % len(gaps)]
     event("starts at 0" if start == 0 else "starts elsewhere")
-    assert calls_of(parse_events(events)) == model.expected_calls()
+    assert calls_of(parse_events(events, revision=revision)) == model.expected_calls()
 
 
-@given(valid_streams(), st.data())
-def test_sequence_number_must_increase(drawn: tuple[TurnModel, Any], data: st.DataObject) -> None:
-    _, events = drawn
+@each_revision
+@given(st.data())
+def test_sequence_number_must_increase(revision: str, data: st.DataObject) -> None:
+    _, events = data.draw(valid_streams(revision=revision))
     position = data.draw(st.integers(1, len(events) - 1))
     earlier = data.draw(st.integers(0, position - 1))
     events[position]["sequence_number"] = events[earlier]["sequence_number"]
     event("duplicate of previous" if earlier == position - 1 else "reversed")
     with pytest.raises(ProtocolViolation, match="does not increase"):
-        parse_events(events)
+        parse_events(events, revision=revision)
 
 
 @pytest.mark.parametrize("revision", GEN_REVISIONS)
@@ -183,13 +198,15 @@ def test_mutated_streams_fail_or_release_exactly_the_model(name: str, revision: 
     check()
 
 
-@given(valid_streams(min_calls=1), st.data())
-def test_no_stream_without_its_terminal_releases_a_call(drawn: tuple[TurnModel, Any],
+@each_revision
+@given(st.data())
+def test_no_stream_without_its_terminal_releases_a_call(revision: str,
                                                          data: st.DataObject) -> None:
-    _, events = drawn
+    _, events = data.draw(valid_streams(min_calls=1, revision=revision))
     cut = data.draw(st.integers(0, len(events) - 1))
     event("cut before any call" if cut < 3 else "cut after calls began")
-    stream = OpenAIResponsesStream()
+    _observe_revision(events[:cut], revision)
+    stream = OpenAIResponsesStream(revision=revision)
     for e in events[:cut]:
         stream.feed(e)
         assert stream.calls == ()
@@ -198,14 +215,16 @@ def test_no_stream_without_its_terminal_releases_a_call(drawn: tuple[TurnModel, 
     assert stream.calls == ()
 
 
-@given(valid_streams(min_calls=1), st.data())
+@each_revision
+@given(st.data())
 def test_pending_arguments_are_prefixes_of_the_final_arguments(
-        drawn: tuple[TurnModel, Any], data: st.DataObject) -> None:
-    model, events = drawn
+        revision: str, data: st.DataObject) -> None:
+    model, events = data.draw(valid_streams(min_calls=1, revision=revision))
     finals = {c[0]: json.dumps(c[2]) for c in model.expected_calls()}
     texts = {item.call_id: item.arguments_text for item in model.items
              if item.kind == "function_call"}
-    stream = OpenAIResponsesStream()
+    _observe_revision(events, revision)
+    stream = OpenAIResponsesStream(revision=revision)
     for e in events[:-1]:
         stream.feed(e)
         for pending in stream.pending_calls():
@@ -217,7 +236,8 @@ def test_pending_arguments_are_prefixes_of_the_final_arguments(
     assert calls_of(stream.close()) == model.expected_calls()
 
 
-@given(st.lists(st.fixed_dictionaries(
+@each_revision
+@given(events=st.lists(st.fixed_dictionaries(
     {"type": st.sampled_from(sorted(SCHEMAS) + ["response.unknown"]),
      "sequence_number": st.integers(-2, 5) | st.booleans()},
     optional={"output_index": st.integers(-1, 3) | json_values,
@@ -237,9 +257,10 @@ def test_pending_arguments_are_prefixes_of_the_final_arguments(
               "part": json_values, "content_index": json_values,
               "summary_index": json_values, "text": json_values, "logprobs": json_values}),
     max_size=8))
-def test_arbitrary_events_raise_only_contract_errors(events: list[dict[str, Any]]) -> None:
+def test_arbitrary_events_raise_only_contract_errors(revision: str,
+                                                    events: list[dict[str, Any]]) -> None:
     try:
-        turn = parse_events(events)
+        turn = parse_events(events, revision=revision)
     except ContractError as exc:
         event(type(exc).__name__)
         return
@@ -341,10 +362,11 @@ def _apply(events: list[dict[str, Any]], drift: dict[str, Any], instance: dict[s
                 raw.update(copy.deepcopy(drift["item"]))
 
 
+@each_revision
 @pytest.mark.parametrize("group", sorted(SCHEMA_DRIFT))
-@given(drawn=valid_streams(min_calls=1), data=st.data())
+@given(data=st.data())
 def test_schema_generated_drift_does_not_change_the_outcome(
-        group: str, drawn: tuple[TurnModel, Any], data: st.DataObject) -> None:
+        group: str, revision: str, data: st.DataObject) -> None:
     """Instances of the 19 pinned schemas (hypothesis-jsonschema) drive the drift.
 
     The unknown optional fields each instance carries (on the event, on its Response
@@ -352,8 +374,11 @@ def test_schema_generated_drift_does_not_change_the_outcome(
     stream (a rendered one, or the fixture when the rendering lacks a drifted event
     type); the calls must not change, and drift on the final forms is kept in raw. A
     failing terminal (failed/incomplete/error) is used whole, at any cut point, and must
-    release nothing whatever schema-valid shape and extra fields it has.
+    release nothing whatever schema-valid shape and extra fields it has. The stream is
+    rendered at ``revision`` and parsed under it (the drift comes from the pinned
+    schemas, whose fields every revision reads).
     """
+    drawn = data.draw(valid_streams(min_calls=1, revision=revision))
     generated = [data.draw(SCHEMA_DRIFT[group], label="schema instance")]
     if group == "item event":
         # Item events drift together more often than not; a second instance of
@@ -377,7 +402,7 @@ def test_schema_generated_drift_does_not_change_the_outcome(
     if not all(_carries(events, drift) for drift, _ in drifts):
         event("drift applied to the fixture stream")
         events = copy.deepcopy(FIXTURE_EVENTS)
-    baseline = calls_of(parse_events(copy.deepcopy(events)))
+    baseline = calls_of(parse_events(copy.deepcopy(events), revision=revision))
     for drift, instance in drifts:
         _apply(events, drift, instance)
 
@@ -389,7 +414,7 @@ def test_schema_generated_drift_does_not_change_the_outcome(
         terminal["sequence_number"] = events[cut - 1]["sequence_number"] + 1
         event("failing terminal lists output items"
               if terminal.get("response", {}).get("output") else "failing terminal")
-        stream = OpenAIResponsesStream()
+        stream = OpenAIResponsesStream(revision=revision)
         for e in events[:cut]:
             stream.feed(e)
         with pytest.raises(ProviderError):
@@ -397,7 +422,7 @@ def test_schema_generated_drift_does_not_change_the_outcome(
         assert stream.calls == ()
         return
 
-    turn = parse_events(events)
+    turn = parse_events(events, revision=revision)
     assert calls_of(turn) == baseline
     for drift, _ in drifts:
         if drift["name"] == "response.completed":
@@ -415,11 +440,12 @@ def test_schema_generated_drift_does_not_change_the_outcome(
 # Continuation properties
 
 
-@given(valid_streams(min_calls=1), st.data())
+@each_revision
+@given(st.data())
 def test_any_result_set_but_exactly_one_per_call_is_rejected(
-        drawn: tuple[TurnModel, Any], data: st.DataObject) -> None:
-    model, events = drawn
-    turn = parse_events(events)
+        revision: str, data: st.DataObject) -> None:
+    model, events = data.draw(valid_streams(min_calls=1, revision=revision))
+    turn = parse_events(events, revision=revision)
     call_ids = [c.call_id for c in turn.calls]
     pool = call_ids + [item.item_id for item in model.items] + ["unknown-call"]
     chosen = data.draw(st.lists(st.sampled_from(pool), max_size=len(call_ids) + 2))
@@ -454,14 +480,15 @@ SPELLINGS = {
 }
 
 
-@given(valid_streams(min_calls=1), st.sampled_from(
+@each_revision
+@given(st.data(), st.sampled_from(
     ["model", "previous_response_id", "input", "store", "instructions", "tools"]),
     st.sampled_from(sorted(SPELLINGS)), json_values, st.booleans())
-def test_protected_fields_cannot_be_overwritten(drawn: tuple[TurnModel, Any], field: str,
+def test_protected_fields_cannot_be_overwritten(revision: str, data: st.DataObject, field: str,
                                                 spelling: str, value: Any,
                                                 stateful: bool) -> None:
-    model, events = drawn
-    turn = parse_events(events)
+    model, events = data.draw(valid_streams(min_calls=1, revision=revision))
+    turn = parse_events(events, revision=revision)
     results = [ModelVisibleToolResult(c.call_id, "ok") for c in turn.calls]
     key = SPELLINGS[spelling](field)
     event(f"protected={field}")
@@ -477,11 +504,11 @@ def test_protected_fields_cannot_be_overwritten(drawn: tuple[TurnModel, Any], fi
                 instructions="i", tools=tools_for(model), request_controls={key: value})
 
 
-@given(valid_streams(min_calls=1), st.data())
-def test_nested_mutation_of_the_turn_is_detected(drawn: tuple[TurnModel, Any],
-                                                 data: st.DataObject) -> None:
-    model, events = drawn
-    turn = parse_events(events)
+@each_revision
+@given(st.data())
+def test_nested_mutation_of_the_turn_is_detected(revision: str, data: st.DataObject) -> None:
+    model, events = data.draw(valid_streams(min_calls=1, revision=revision))
+    turn = parse_events(events, revision=revision)
     index = data.draw(st.integers(0, len(turn.output) - 1))
     item = turn.output[index]
     key = data.draw(st.sampled_from(sorted(item)))
@@ -833,17 +860,9 @@ class ResponsesStreamMachine(RuleBasedStateMachine):
         assert self.turn.is_tool_turn == bool(expected)
 
 
-TestResponsesStreamMachine = ResponsesStreamMachine.TestCase
-
-
-class ResponsesStreamMachine20261201(ResponsesStreamMachine):
-    """The same machine and invariants at revision 2026-12-01 (no ``name`` on arguments.done)."""
-
-    revision = "2026-12-01"
-
-
-TestResponsesStreamMachine20261201 = ResponsesStreamMachine20261201.TestCase
-TestResponsesStreamMachine20261201.settings = revision_settings("2026-12-01")
+# TestResponsesStreamMachine (2026-07-21) and TestResponsesStreamMachine20261201 (no
+# ``name`` on arguments.done): the same machine and invariants per revision.
+TestResponsesStreamMachine, TestResponsesStreamMachine20261201 = machines_per_revision(ResponsesStreamMachine)
 
 
 # ---------------------------------------------------------------------------
@@ -853,10 +872,15 @@ TestResponsesStreamMachine20261201.settings = revision_settings("2026-12-01")
 class ResponsesContinuationMachine(RuleBasedStateMachine):
     """Grows and shrinks a result set; every build must bind exactly one per call."""
 
-    @initialize(drawn=valid_streams(min_calls=1))
-    def parse(self, drawn: tuple[TurnModel, Any]) -> None:
-        self.model, events = drawn
-        self.turn = parse_events(events)
+    #: The revision of the turn the results bind to (one TestCase per shipped revision).
+    revision = PINNED
+
+    @initialize(data=st.data())
+    def parse(self, data: st.DataObject) -> None:
+        self.model, events = data.draw(valid_streams(min_calls=1, revision=self.revision))
+        _observe_revision(events, self.revision)
+        self.turn = parse_events(events, revision=self.revision)
+        assert self.turn.revision == self.revision
         self.call_ids = [c.call_id for c in self.turn.calls]
         self.results: list[ModelVisibleToolResult] = []
         self.tools = tools_for(self.model)
@@ -928,7 +952,7 @@ class ResponsesContinuationMachine(RuleBasedStateMachine):
         assert self.tools == self.tools_before
 
 
-TestResponsesContinuationMachine = ResponsesContinuationMachine.TestCase
+TestResponsesContinuationMachine, TestResponsesContinuationMachine20261201 = machines_per_revision(ResponsesContinuationMachine)
 
 
 def test_state_machine_event_repr_is_valid_python() -> None:

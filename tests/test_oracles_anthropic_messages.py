@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from _oracles import assert_conforms, marks
+from _revisions import each_revision
 from hypothesis import event, given
 from hypothesis import strategies as st
 
@@ -36,16 +37,21 @@ def test_model_context_window_exceeded_is_a_known_stop_reason() -> None:
     assert [f.kind for f in sdk_oracles.validate(CONTRACT, delta, "e")] == ["invalid"]
 
 
-@given(gen.valid_streams())
-def test_generated_events_validate_against_the_sdk_types(drawn: tuple) -> None:
-    _, events = drawn
+@each_revision
+@given(st.data())
+def test_generated_events_validate_against_the_sdk_types(revision: str,
+                                                         data: st.DataObject) -> None:
+    model, events = data.draw(gen.valid_streams(revision=revision))
+    event(f"{revision}: stop_reason={model.stop_reason}")
     assert_conforms(CONTRACT, events)
 
 
-@given(gen.valid_streams(stop_reason="tool_use", require_client=True))
-def test_sdk_accumulate_event_yields_the_same_calls(drawn: tuple) -> None:
-    turn_model, events = drawn
-    turn = parse_events(events)
+@each_revision
+@given(st.data())
+def test_sdk_accumulate_event_yields_the_same_calls(revision: str, data: st.DataObject) -> None:
+    turn_model, events = data.draw(gen.valid_streams(stop_reason="tool_use",
+                                                     require_client=True, revision=revision))
+    turn = parse_events(events, revision=revision)
     acc = sdk_oracles.accumulate(CONTRACT, events)
     assert acc.terminal
     assert theirs(acc) == ours(turn)
@@ -53,24 +59,30 @@ def test_sdk_accumulate_event_yields_the_same_calls(drawn: tuple) -> None:
     event(f"calls: {min(len(turn.calls), 3)}")
 
 
-@given(gen.valid_streams(stop_reason="tool_use", require_client=True), st.data())
+@each_revision
+@given(st.data())
 def test_sdk_returns_partial_calls_for_a_stream_without_message_stop(
-        drawn: tuple, data: st.DataObject) -> None:
+        revision: str, data: st.DataObject) -> None:
     # Named difference: accumulate_event's snapshot holds every tool_use block seen,
     # its input parsed in partial mode, before message_stop; ours releases nothing.
-    _, events = drawn
+    _, events = data.draw(gen.valid_streams(stop_reason="tool_use", require_client=True,
+                                            revision=revision))
     first_tool = next(i for i, e in enumerate(events) if e["data"]["type"] ==
                       "content_block_start" and e["data"]["content_block"]["type"] == "tool_use")
     stop = next(i for i, e in enumerate(events) if e["data"]["type"] == "message_stop")
     cut = data.draw(st.integers(first_tool + 1, stop))
     with pytest.raises(StreamTruncated):
-        parse_events(events[:cut])
+        parse_events(events[:cut], revision=revision)
     acc = sdk_oracles.accumulate(CONTRACT, events[:cut])
     assert not acc.terminal and acc.calls
 
 
-@given(gen.valid_streams(stop_reason="tool_use", require_client=True))
-def test_sdk_client_over_mock_transport_agrees_with_our_wire_parser(drawn: tuple) -> None:
-    _, events = drawn
+@each_revision
+@given(st.data())
+def test_sdk_client_over_mock_transport_agrees_with_our_wire_parser(revision: str,
+                                                                    data: st.DataObject) -> None:
+    _, events = data.draw(gen.valid_streams(stop_reason="tool_use", require_client=True,
+                                            revision=revision))
     body = render_api_events(CONTRACT, events)
-    assert theirs(sdk_oracles.via_client(CONTRACT, body)) == ours(parse_sse(CONTRACT, body))
+    assert theirs(sdk_oracles.via_client(CONTRACT, body)) == ours(
+        parse_sse(CONTRACT, body, revision=revision))
