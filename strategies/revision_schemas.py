@@ -151,6 +151,15 @@ def _gemini_enums(name: str, schema: Schema) -> None:
                 counts["step"] += 1
             elif "arguments_delta" in values:
                 kind["enum"] = [*values, *_NEW_STEPS]
+                # processingcalldelta.py, retrievalcalldelta.py, toolsearchcalldelta.py:
+                # the new steps' deltas carry their arguments as an object (e.g.
+                # RetrievalCallArguments), where arguments_delta carries a text fragment.
+                arguments = properties.get("arguments")
+                if isinstance(arguments, dict) and arguments.get("type") == "string":
+                    arguments["type"] = ["string", "object"]
+                    arguments["description"] = (
+                        "a text fragment on arguments_delta; an object on the server-side "
+                        "steps google-genai 3.6.1 added")
                 counts["delta"] += 1
 
     _walk(schema, visit)
