@@ -252,7 +252,7 @@ def _mutate(fdp: Any, frames: list[Any], model: dict[str, Any]) -> str | None:
     elif name == "cut":
         del frames[at:]
     elif name == "error_frame":
-        errors = (None, {}, {"message": "overloaded"}, "boom")
+        errors: tuple[Any, ...] = (None, {}, {"message": "overloaded"}, "boom")
         frames.insert(at, {"error": errors[fdp.ConsumeIntInRange(0, 3)], "choices": []})
     elif name == "bool_choice_index" and choice is not None:
         choice["index"] = fdp.ConsumeBool()
@@ -281,7 +281,7 @@ def _mutate(fdp: Any, frames: list[Any], model: dict[str, Any]) -> str | None:
     elif name == "drop_frame" and body:
         del frames[at % len(body)]
     elif name == "overwrite_value" and choice is not None:
-        values = (None, True, 0, -1, "", "x", [], {}, 2**63)
+        values: tuple[Any, ...] = (None, True, 0, -1, "", "x", [], {}, 2**63)
         keys = ("index", "delta", "finish_reason")
         choice[keys[fdp.ConsumeIntInRange(0, 2)]] = values[fdp.ConsumeIntInRange(0, 8)]
     else:

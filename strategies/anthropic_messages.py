@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 from hypothesis import strategies as st
 
@@ -493,11 +493,11 @@ def mutated_streams(
             client = Block("tool_use", {"id": call_id, "name": "f", "input": {}}, stream_text="{}")
             turn = replace(turn, blocks=(*turn.blocks, client))
         events = render(draw, turn)
-        starts = [
+        start_events = [
             e for e in events
             if e["event"] == "content_block_start" and e["data"]["content_block"]["type"] == "tool_use"
         ]
-        target = draw(st.sampled_from(starts))
+        target = draw(st.sampled_from(start_events))
         target["data"]["content_block"]["caller"] = draw(
             st.sampled_from(
                 [
@@ -562,8 +562,8 @@ def mutated_streams(
             event["data"]["type"] = other
         return Mutated(name, events, "ProtocolViolation")
     if name == "truncation":
-        stop = _index_of(events, "message_stop")[0]
-        cut = draw(st.integers(0, stop))
+        stop_at = _index_of(events, "message_stop")[0]
+        cut = draw(st.integers(0, stop_at))
         return Mutated(name, events[:cut], "StreamTruncated")
     if name == "error_event":
         at = draw(st.integers(0, len(events)))
@@ -698,7 +698,9 @@ def drift_strategies(
     out: dict[tuple[str, tuple[str, ...]], st.SearchStrategy[dict[str, Any]]] = {}
     for name, points in DRIFT_POINTS.items():
         for path in ((), *points):
-            out[(name, path)] = from_schema(drift_schema(schemas[name], path))
+            out[(name, path)] = cast(
+                "st.SearchStrategy[dict[str, Any]]",
+                from_schema(drift_schema(schemas[name], path)))
     return out
 
 

@@ -165,7 +165,7 @@ class RenderedStream:
 
 ids = st.text(min_size=1, max_size=12)
 names = st.text(
-    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=10
+    alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=10
 )
 # Texts that are often whitespace and think blocks only: the projection's cases.
 _THINK_PIECES = st.sampled_from(
@@ -292,7 +292,7 @@ def _tool_atoms(draw: st.DrawFn, tool: ToolModel) -> list[tuple[str, Any]]:
         else:
             function["arguments"] = arg_pieces[ai]
             ai += 1
-        if fragments and draw(st.booleans()):
+        if len(fragments) > 0 and draw(st.booleans()):
             previous = fragments[-1]["function"]
             key = next(iter(function))
             if key not in previous:
@@ -354,7 +354,7 @@ def rendered_streams(
     # Group atoms into deltas; a frame never holds the same key twice.
     groups: list[list[tuple[str, Any]]] = []
     for atom in atoms:
-        if groups and draw(st.booleans()):
+        if len(groups) > 0 and draw(st.booleans()):
             used = {a[0] for a in groups[-1]}
             if atom[0] not in used and atom[0] != "empty" and "empty" not in used:
                 groups[-1].append(atom)

@@ -32,7 +32,7 @@ import json
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 __all__ = [
     "CONTRACT_SDK",
@@ -343,7 +343,8 @@ def _accumulate_responses(events: list[Any]) -> Accumulated:
 
     state = _Capture(input_tools=[], text_format=_omit_openai())
     for event in events:
-        state.handle_event(construct_type(type_=ResponseStreamEvent, value=event))
+        state.handle_event(cast(ResponseStreamEvent,
+                                construct_type(type_=ResponseStreamEvent, value=event)))
     final = state._completed_response
     if final is not None:
         return Accumulated(_responses_calls(final.output), True)
@@ -368,7 +369,8 @@ def _accumulate_chat(frames: list[Any]) -> Accumulated:
         if frame == "[DONE]" or frame == {"data": "[DONE]"}:
             done = True
             continue
-        state.handle_chunk(construct_type(type_=ChatCompletionChunk, value=frame))
+        state.handle_chunk(cast(ChatCompletionChunk,
+                                construct_type(type_=ChatCompletionChunk, value=frame)))
     if not any(isinstance(frame, dict) for frame in frames):
         return Accumulated((), done)  # no chunk: the SDK has no snapshot at all
     snapshot = state.current_completion_snapshot
@@ -491,14 +493,15 @@ def _client_anthropic_loud(body: bytes) -> Accumulated:
 def _client_gemini(body: bytes) -> Accumulated:
     from google import genai
 
-    client = genai.Client(api_key="offline", http_options={
-        "base_url": "http://oracle.invalid", "api_version": "v1",
-        "httpx_client": _mock_client(body)})
+    options: Any = {"base_url": "http://oracle.invalid", "api_version": "v1",
+                    "httpx_client": _mock_client(body)}
+    client = genai.Client(api_key="offline", http_options=options)
     stream = client.interactions.create(model="fixture-model", input="offline", stream=True)
     starts: dict[int, Any] = {}
     fragments: dict[int, list[str]] = {}
     order: list[int] = []
     terminal = False
+    event: Any  # the SDK's event union: read by attribute, whatever the variant
     for event in stream:
         kind = getattr(event, "event_type", None)
         if kind == "step.start" and getattr(event.step, "type", None) == "function_call":

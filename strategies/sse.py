@@ -154,10 +154,10 @@ def encode(lines: list[Line], endings: list[str], *, bom: bool) -> Encoded:
     return Encoded(bytes(out), events, last_event_id, frozenset(labels))
 
 
-_value_chars = st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n")
+_value_chars = st.characters(blacklist_categories=["Cs"], blacklist_characters="\r\n")
 values = st.text(_value_chars, max_size=12)
 _unknown_names = st.text(
-    st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n:\ufeff"),
+    st.characters(blacklist_categories=["Cs"], blacklist_characters="\r\n:\ufeff"),
     min_size=1,
     max_size=6,
 ).filter(lambda n: n not in FIELDS)
