@@ -53,3 +53,14 @@ def test_harness_flags_hold_for_every_extra_argument_list(profile: str, extra: l
         flags = _interpreter_flags(cmd)
         assert flags[-3:] == ["-B", "-W", "error"]
         assert cmd[len(cmd) - len(extra):] == extra
+
+
+def test_the_typecheck_tree_links_every_folder_the_package_maps() -> None:
+    # mypy checks fuzz/ and strategies/ through links with the installed shape; a
+    # folder mapped in pyproject but not linked would go unchecked (or fail to import).
+    import tomllib
+
+    mapping = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))[
+        "tool"]["setuptools"]["package-dir"]
+    mapped = {folder for name, folder in mapping.items() if name != "pcfuzz"}
+    assert set(_dev().MAPPED) == mapped
