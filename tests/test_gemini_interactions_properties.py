@@ -405,7 +405,7 @@ class GeminiStreamMachine(RuleBasedStateMachine):
             step = data.draw(gs.function_call_steps(index, f"call-{self.n}"))
         else:
             step = gs.StepModel(type=step_type, index=index, call_id=f"s-{self.n}",
-                                text=data.draw(st.text(max_size=6)))
+                                text=data.draw(st.text(max_size=6)), revision=self.revision)
         self.open[index] = step
         self.pending[index] = [json.dumps(d) for d in step.deltas()]
         self.order.append(step)
