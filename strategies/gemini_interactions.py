@@ -3,7 +3,8 @@
 An independent model of the protocol: this module never imports the parser's tables
 or helpers. A :class:`TurnModel` of one contract revision (steps of every v1 type of
 that revision, function calls with arguments; at 2026-12-01 also the server-side steps
-and the ``queued`` / ``requires_continuation`` statuses) is rendered to a valid
+and the ``queued`` / ``requires_continuation`` statuses, and every hosted step in the
+field sets of that revision's SDK types) is rendered to a valid
 typed-SSE-projection event list with arbitrary int32 indexes, optional ``event_id``s,
 optional status updates and optional usage fields. :data:`TERMINAL_OUTCOMES` says what
 each terminal status does in each revision. Mutators produce the attack classes:
@@ -59,6 +60,12 @@ CONTINUATION_STATUSES: dict[str, tuple[str, ...]] = {
     "2026-12-01": ("requires_continuation",),
 }
 _ALL_LATER_HOSTED = frozenset(t for types in LATER_HOSTED_STEP_TYPES.values() for t in types)
+#: Whether ``revision`` renders the pinned hosted steps (``code_execution_*`` ...
+#: ``google_maps_*``) in the field sets its SDK types define. 2026-12-01: google-genai
+#: 3.6.1 (``<type>step.py``, ``<type>delta.py``); 2026-07-21 keeps an opaque rendering
+#: (discriminator and id, a made-up ``payload`` delta: its SDK is not the installed one,
+#: the named difference ``opaque-hosted-steps`` of ``sdk_oracles``).
+TYPED_HOSTED_STEPS: dict[str, bool] = {"2026-07-21": False, "2026-12-01": True}
 V1BETA_ONLY_STEP_TYPES = ("mcp_server_tool_call", "mcp_server_tool_result")
 V1BETA_ONLY_DELTA_TYPES = ("mcp_server_tool_call", "retrieval_call", "retrieval_result")
 TERMINAL_FAILURES = ("failed", "cancelled", "incomplete")
@@ -153,6 +160,7 @@ class StepModel:
     initial_arguments: bool = True  # step.start carries "arguments": {} (or the full object)
     absent_argument_deltas: int = 0  # arguments_delta events without the "arguments" field
     text: str = ""
+    revision: str = PINNED_REVISION
 
     def start_step(self) -> dict[str, Any]:
         if self.type == "function_call":
@@ -164,6 +172,8 @@ class StepModel:
             return {"type": "thought", "signature": "sig-" + self.call_id}
         if self.type in _ALL_LATER_HOSTED:
             return self._later_hosted_step()
+        if self.type in HOSTED_STEP_TYPES and TYPED_HOSTED_STEPS[self.revision]:
+            return self._typed_hosted_step()
         if self.type.endswith("_call"):
             return {"type": self.type, "id": "hosted-" + self.call_id}
         if self.type == "function_result":
@@ -184,6 +194,8 @@ class StepModel:
             return [{"type": "thought_summary", "content": {"type": "text", "text": self.text}}]
         if self.type in _ALL_LATER_HOSTED:
             return [self._later_hosted_delta()]
+        if self.type in HOSTED_STEP_TYPES and TYPED_HOSTED_STEPS[self.revision]:
+            return [self._typed_hosted_delta()]
         if self.type in HOSTED_STEP_TYPES:
             return [{"type": self.type, "payload": self.text}]
         return []
@@ -222,6 +234,77 @@ class StepModel:
             delta["signature"] = "sig-" + self.text[:4]
         return delta
 
+    # The pinned hosted steps in the field sets google-genai 3.6.1 defines
+    # (``google/genai/_gaos/types/interactions/<type>step.py`` and ``<type>delta.py``):
+    # call steps require ``id`` and (except ``file_search_call``, which has none, and
+    # ``google_maps_call``, where it is optional) ``arguments``; result steps require
+    # ``call_id`` and (except ``file_search_result``, which has none) ``result``; the
+    # call deltas carry the same ``arguments`` (``google_maps_call``: optional,
+    # ``file_search_call``: none), the result deltas a ``result`` (``code_execution``:
+    # a string; the others a list; ``google_maps_result``: optional); ``is_error`` is
+    # optional on code execution, URL context and search results; every step and
+    # delta may carry a ``signature``.
+    def _hosted_arguments(self) -> dict[str, Any] | None:
+        if self.type == "code_execution_call":
+            arguments: dict[str, Any] = {"code": self.text}
+            if self.text:
+                arguments["language"] = "python" if len(self.text) % 2 else "bash"
+            return arguments
+        if self.type == "url_context_call":
+            return {"urls": ["https://example.com/" + self.text]}
+        if self.type == "google_search_call":
+            return {"queries": [self.text]}
+        if self.type == "google_maps_call" and self.text:
+            return {"queries": [self.text]}
+        return None  # file_search_call (no arguments), google_maps_call (optional)
+
+    def _hosted_result(self) -> Any:
+        if self.type == "code_execution_result":
+            return self.text
+        if self.type == "url_context_result":
+            return [{"url": "https://example.com/" + self.text,
+                     "status": "success" if self.text else "error"}]
+        if self.type == "google_search_result":
+            return [{"search_suggestions": self.text}]
+        if self.type == "file_search_result":
+            return [{}] if self.text else []
+        if self.type == "google_maps_result":
+            return [{"widget_context_token": self.text}] if self.text else []
+        return None
+
+    def _typed_hosted_step(self) -> dict[str, Any]:
+        if self.type.endswith("_call"):
+            step: dict[str, Any] = {"type": self.type, "id": "hosted-" + self.call_id}
+            arguments = self._hosted_arguments()
+            if arguments is not None:
+                step["arguments"] = arguments
+            if self.type == "google_search_call" and self.text:
+                step["search_type"] = "web_search"
+        else:
+            step = {"type": self.type, "call_id": "hosted-" + self.call_id}
+            if self.type != "file_search_result":
+                step["result"] = self._hosted_result()
+            if self.type in _HOSTED_WITH_IS_ERROR and len(self.text) % 3 == 1:
+                step["is_error"] = False
+        if self.text:
+            step["signature"] = "sig-" + self.call_id
+        return step
+
+    def _typed_hosted_delta(self) -> dict[str, Any]:
+        delta: dict[str, Any] = {"type": self.type}
+        if self.type.endswith("_call"):
+            arguments = self._hosted_arguments()
+            if arguments is not None:
+                delta["arguments"] = arguments
+        else:
+            if self.type != "google_maps_result" or self.text:  # optional on maps only
+                delta["result"] = self._hosted_result()
+            if self.type in _HOSTED_WITH_IS_ERROR and len(self.text) % 3 == 2:
+                delta["is_error"] = True
+        if len(self.text) % 2:
+            delta["signature"] = "sig-" + self.text[:4]
+        return delta
+
     def snapshot_step(self) -> dict[str, Any]:
         """The complete step as a create/GET snapshot would hold it."""
         if self.type == "function_call":
@@ -233,6 +316,10 @@ class StepModel:
         if self.type == "model_output":
             return {"type": "model_output", "content": [{"type": "text", "text": self.text}]}
         return self.start_step()
+
+
+_HOSTED_WITH_IS_ERROR = frozenset({"code_execution_result", "url_context_result",
+                                   "google_search_result"})
 
 
 @dataclass
@@ -312,7 +399,8 @@ def turn_models(draw: st.DrawFn, *, min_calls: int = 0, max_steps: int = 6,
         steps.append(draw(function_call_steps(indexes[i], ids[i])))
     for i in range(n_calls, total):
         steps.append(StepModel(type=draw(st.sampled_from(kinds)), index=indexes[i],
-                               call_id=ids[i], text=draw(st.text(max_size=10))))
+                               call_id=ids[i], text=draw(st.text(max_size=10)),
+                               revision=revision))
     steps = draw(st.permutations(steps))
     usage = draw(st.none() | st.fixed_dictionaries({}, optional={
         "total_input_tokens": st.integers(0, 10**6),
@@ -338,7 +426,8 @@ def _event(kind: str, **fields: Any) -> dict[str, Any]:
 
 
 @st.composite
-def rendered_streams(draw: st.DrawFn, model: TurnModel | None = None, **kw: Any) -> RenderedStream:
+def rendered_streams(draw: st.DrawFn, /, model: TurnModel | None = None,
+                     **kw: Any) -> RenderedStream:
     """Render a turn model to a valid, randomly interleaved event list."""
     if model is None:
         model = draw(turn_models(**kw))
@@ -418,7 +507,7 @@ def replayed_conflict(draw: st.DrawFn, rendered: RenderedStream) -> list[dict[st
     later = draw(st.integers(pos + 1, len(events)))
     other = copy.deepcopy(events[pos])
     nested = [k for k, v in other.items() if isinstance(v, dict)]
-    if nested and draw(st.booleans()):
+    if len(nested) > 0 and draw(st.booleans()):
         # a change deep in the payload (step / delta / interaction object)
         other[draw(st.sampled_from(sorted(nested)))]["x_conflict"] = draw(st.integers())
     else:

@@ -106,6 +106,20 @@ _NEW_STATUSES = ("budget_exceeded", "queued", "idle", "requires_continuation")
 #: type of the same name (processingcalldelta.py, retrievalcalldelta.py, ...).
 _NEW_STEPS = ("processing_call", "processing_result", "retrieval_call", "retrieval_result",
               "tool_search_call", "tool_search_result")
+#: google-genai 3.6.1 hosted call deltas carry ``arguments`` as an object
+#: (codeexecutioncalldelta.py, urlcontextcalldelta.py, googlesearchcalldelta.py,
+#: googlemapscalldelta.py, retrievalcalldelta.py, toolsearchcalldelta.py); only
+#: ``arguments_delta`` (argumentsdelta.py) carries a string fragment.
+_DELTA_ARGUMENTS: Schema = {
+    "type": ["string", "object"],
+    "description": "a string fragment on arguments_delta, the arguments object on a "
+                   "hosted call's delta (google-genai 3.6.1)",
+}
+_DELTA_ARGUMENTS_BY_TYPE: Schema = {
+    "if": {"properties": {"type": {"const": "arguments_delta"}}},
+    "then": {"properties": {"arguments": {"type": "string"}}},
+    "else": {"properties": {"arguments": {"type": "object"}}},
+}
 _PINNED_STATUSES = ["in_progress", "requires_action", "completed", "failed", "cancelled",
                     "incomplete"]
 
@@ -151,15 +165,8 @@ def _gemini_enums(name: str, schema: Schema) -> None:
                 counts["step"] += 1
             elif "arguments_delta" in values:
                 kind["enum"] = [*values, *_NEW_STEPS]
-                # processingcalldelta.py, retrievalcalldelta.py, toolsearchcalldelta.py:
-                # the new steps' deltas carry their arguments as an object (e.g.
-                # RetrievalCallArguments), where arguments_delta carries a text fragment.
-                arguments = properties.get("arguments")
-                if isinstance(arguments, dict) and arguments.get("type") == "string":
-                    arguments["type"] = ["string", "object"]
-                    arguments["description"] = (
-                        "a text fragment on arguments_delta; an object on the server-side "
-                        "steps google-genai 3.6.1 added")
+                properties["arguments"] = copy.deepcopy(_DELTA_ARGUMENTS)
+                node.update(copy.deepcopy(_DELTA_ARGUMENTS_BY_TYPE))
                 counts["delta"] += 1
 
     _walk(schema, visit)

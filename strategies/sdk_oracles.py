@@ -533,12 +533,14 @@ class Difference:
 
     ``applies(event, finding)`` says whether ``finding`` (on ``event``) is this
     difference; a conformance finding no difference explains is a generator bug.
+    ``revisions``: the contract revisions whose events have it (``None``: every one).
     """
 
     contract: str
     name: str
     why: str
     applies: Callable[[Any, Finding], bool]
+    revisions: tuple[str, ...] | None = None
 
 
 def _chat_envelope(event: Any, finding: Finding) -> bool:
@@ -599,11 +601,13 @@ DIFFERENCES: tuple[Difference, ...] = (
     Difference(
         "gemini-interactions", "opaque-hosted-steps",
         "hosted (Google-run) steps are opaque to the contract (never executed, replay "
-        "fails closed): the generator renders only their discriminator and id, and a "
-        "made-up `payload` delta; the SDK types require `arguments`/`result`",
+        "fails closed): at 2026-07-21 (google-genai 2.12.1, not the installed SDK) the "
+        "generator renders only their discriminator and id, and a made-up `payload` "
+        "delta; the SDK types require `arguments`/`result` (2026-12-01 renders them)",
         lambda e, f: _event_type("gemini-interactions", e) in ("step.start", "step.delta")
         and str(_gemini_step_type(e)).startswith(_GEMINI_HOSTED)
-        and f.kind in ("invalid", "extra_field")),
+        and f.kind in ("invalid", "extra_field"),
+        revisions=("2026-07-21",)),
     Difference(
         "gemini-interactions", "arguments-delta-without-arguments",
         "2026-07-21 accepts an `arguments_delta` without `arguments` (pinned from "
@@ -621,9 +625,16 @@ DIFFERENCES: tuple[Difference, ...] = (
 )
 
 
-def explain(contract: str, event: Any, finding: Finding) -> Difference | None:
-    """The named difference that explains ``finding``, or ``None`` (a generator bug)."""
+def explain(contract: str, event: Any, finding: Finding,
+            revision: str | None = None) -> Difference | None:
+    """The named difference that explains ``finding`` on an event of ``revision``, or
+    ``None`` (a generator bug). A difference limited to some revisions explains nothing
+    when ``revision`` is not one of them (or not given)."""
     for difference in DIFFERENCES:
-        if difference.contract == contract and difference.applies(event, finding):
+        if difference.contract != contract:
+            continue
+        if difference.revisions is not None and revision not in difference.revisions:
+            continue
+        if difference.applies(event, finding):
             return difference
     return None

@@ -17,13 +17,14 @@ def marks(distribution: str) -> list[pytest.MarkDecorator]:
     return [pytest.mark.oracle, pytest.mark.skipif(reason is not None, reason=reason or "")]
 
 
-def assert_conforms(contract: str, events: list[Any]) -> set[str]:
-    """Every finding is a named difference; the names of those seen (also as events)."""
+def assert_conforms(contract: str, events: list[Any], revision: str | None = None) -> set[str]:
+    """Every finding is a named difference of ``revision`` (``None``: only the
+    differences of every revision); the names of those seen (also as events)."""
     seen: set[str] = set()
     unexplained = []
     for n, ev in enumerate(events):
         for finding in sdk_oracles.validate(contract, ev, f"event {n}"):
-            difference = sdk_oracles.explain(contract, ev, finding)
+            difference = sdk_oracles.explain(contract, ev, finding, revision)
             if difference is None:
                 unexplained.append(finding)
             else:

@@ -53,12 +53,18 @@ from pcfuzz.strategies.anthropic_messages import (
     turn_models,
     valid_streams,
 )
+from pcfuzz.strategies.revision_schemas import load_schemas
 
 SCHEMAS_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "schemas" / "anthropic_messages"
 SCHEMAS = {
     p.stem: json.loads(p.read_text(encoding="utf-8")) for p in sorted(SCHEMAS_DIR.glob("*.json"))
 }
 VALIDATORS = {name: jsonschema.Draft7Validator(schema) for name, schema in SCHEMAS.items()}
+#: Each revision's schemas (fixtures/schemas/anthropic_messages/[<revision>/]).
+REVISION_VALIDATORS = {
+    revision: {name: jsonschema.Draft7Validator(schema)
+               for name, schema in load_schemas("anthropic-messages", revision).items()}
+    for revision in REVISIONS}
 # hypothesis-jsonschema strategies, built once (each schema is canonicalized lazily).
 PINNED_EVENTS = pinned_event_strategy(SCHEMAS)
 DRIFT = drift_strategies(SCHEMAS)
@@ -172,13 +178,17 @@ def test_incremental_feed_equals_whole_parse_and_input_is_untouched(revision: st
     assert events == before
 
 
-@given(valid_streams())
-def test_generated_envelopes_validate_against_the_pinned_schemas(case: Any) -> None:
-    _, events = case
+@each_revision
+@given(st.data())
+def test_generated_envelopes_validate_against_their_revisions_schemas(
+        revision: str, data: Any) -> None:
+    model, events = data.draw(valid_streams(revision=revision))
+    _observe_revision(model)
+    validators = REVISION_VALIDATORS[revision]
     for e in events:
         event(f"event={e['event']}")
-        errors_found = list(VALIDATORS[e["event"]].iter_errors(e))
-        assert not errors_found, (e, errors_found[0].message)
+        errors_found = list(validators[e["event"]].iter_errors(e))
+        assert not errors_found, (revision, e, errors_found[0].message)
 
 
 @each_revision

@@ -44,10 +44,14 @@ from pcfuzz.contracts.gemini_interactions import (
 )
 from pcfuzz.contracts.results import ModelVisibleToolResult
 from pcfuzz.strategies import gemini_interactions as gs
+from pcfuzz.strategies.revision_schemas import load_schemas
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "schemas" / "gemini_interactions"
-EVENT_SCHEMA = json.loads((SCHEMA_DIR / "event.json").read_text(encoding="utf-8"))
-VALIDATOR = Draft7Validator(EVENT_SCHEMA)
+#: Each revision's schemas (fixtures/schemas/gemini_interactions/[<revision>/]).
+REVISION_VALIDATORS = {
+    revision: {name: Draft7Validator(schema)
+               for name, schema in load_schemas("gemini-interactions", revision).items()}
+    for revision in gs.REVISIONS}
 USER_INPUT = {"type": "user_input", "content": [{"type": "text", "text": "question"}]}
 
 
@@ -125,12 +129,19 @@ def test_todays_shapes_under_the_pinned_revision_fail_closed_or_agree(
     assert pinned.calls == current.calls and pinned.status == current.status
 
 
-@given(gs.rendered_streams())
-def test_rendered_events_validate_against_the_pinned_schemas(rendered: gs.RenderedStream) -> None:
+@each_revision
+@given(st.data())
+def test_rendered_events_validate_against_their_revisions_schemas(
+        revision: str, data: st.DataObject) -> None:
+    rendered = data.draw(gs.rendered_streams(revision=revision))
+    validators = REVISION_VALIDATORS[revision]
     for e in rendered.events:
-        errors = list(VALIDATOR.iter_errors(e))
-        assert not errors, (e, errors[0].message)
+        # the combined schema and the event type's own file
+        for validator in (validators["event"], validators[e["event_type"].replace(".", "_")]):
+            errors = list(validator.iter_errors(e))
+            assert not errors, (revision, e, errors[0].message)
     event(f"event kinds={len({e['event_type'] for e in rendered.events})}")
+    _observe_revision(rendered.events, revision)
 
 
 @each_revision
@@ -405,7 +416,7 @@ class GeminiStreamMachine(RuleBasedStateMachine):
             step = data.draw(gs.function_call_steps(index, f"call-{self.n}"))
         else:
             step = gs.StepModel(type=step_type, index=index, call_id=f"s-{self.n}",
-                                text=data.draw(st.text(max_size=6)))
+                                text=data.draw(st.text(max_size=6)), revision=self.revision)
         self.open[index] = step
         self.pending[index] = [json.dumps(d) for d in step.deltas()]
         self.order.append(step)

@@ -53,11 +53,15 @@ from pcfuzz.strategies.openai_chat import (
     rendered_streams,
 )
 from pcfuzz.strategies.openai_chat import REVISIONS as GEN_REVISIONS
+from pcfuzz.strategies.revision_schemas import load_schemas
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "fixtures" / "schemas" / "openai_chat"
 CHUNK_SCHEMA = json.loads((SCHEMAS / "chunk.json").read_text())
 COMPLETION_SCHEMA = json.loads((SCHEMAS / "completion.json").read_text())
 CHUNK_VALIDATOR = Draft7Validator(CHUNK_SCHEMA)
+#: Each revision's chunk schema (fixtures/schemas/openai_chat/[<revision>/]chunk.json).
+CHUNK_VALIDATORS = {revision: Draft7Validator(load_schemas("openai-chat", revision)["chunk"])
+                    for revision in GEN_REVISIONS}
 COMPLETION_VALIDATOR = Draft7Validator(COMPLETION_SCHEMA)
 
 
@@ -253,13 +257,17 @@ def test_stream_and_nonstreaming_body_agree(revision: str, model: CompletionMode
     assert unary.digest == streamed.digest
 
 
-@given(rendered_streams(product=None))
-def test_generated_chunks_validate_against_the_chunk_schema(rendered: RenderedStream) -> None:
+@each_revision
+@given(st.data())
+def test_generated_chunks_validate_against_their_revisions_chunk_schema(
+        revision: str, data: st.DataObject) -> None:
+    rendered = data.draw(rendered_streams(product=None, revision=revision))
+    _observe_revision(rendered, revision)
     chunks = rendered.chunk_frames()
     event(f"chunks={min(len(chunks), 10)}")
     for chunk in chunks:
-        errors = list(CHUNK_VALIDATOR.iter_errors(chunk))
-        assert not errors, errors[0].message
+        errors = list(CHUNK_VALIDATORS[revision].iter_errors(chunk))
+        assert not errors, (revision, errors[0].message)
 
 
 SHAPE_MUTATIONS = ("error_frame", "bool_choice_index", "bool_tool_index", "extra_choice",
@@ -267,17 +275,17 @@ SHAPE_MUTATIONS = ("error_frame", "bool_choice_index", "bool_tool_index", "extra
                    "non_object_frame", "tool_index_out_of_range", "wrong_field_type")
 
 
-@given(mutated_streams(kinds=SHAPE_MUTATIONS))
-def test_the_chunk_schema_rejects_every_shape_mutation(
-    mutated: tuple[str, list[Any], type[ContractError]],
-) -> None:
+@each_revision
+@given(st.data())
+def test_the_revisions_chunk_schema_rejects_every_shape_mutation(
+        revision: str, data: st.DataObject) -> None:
     # The schema is checked from both sides by the model: generated chunks validate
     # (above) and every shape mutation produces a chunk the schema rejects (here);
     # schema-drawn chunks drive the drift properties below.
-    kind, frames, _ = mutated
+    kind, frames, _ = data.draw(mutated_streams(kinds=SHAPE_MUTATIONS, revision=revision))
     event(f"mutation={kind}")
     chunks = [f for f in frames if f != DONE]
-    assert any(not CHUNK_VALIDATOR.is_valid(f) for f in chunks), kind
+    assert any(not CHUNK_VALIDATORS[revision].is_valid(f) for f in chunks), (revision, kind)
 
 
 # ============================================ schema-driven drift (jsonschema)

@@ -61,11 +61,17 @@ from pcfuzz.strategies.openai_responses import (
     valid_streams,
 )
 from pcfuzz.strategies.openai_responses import REVISIONS as GEN_REVISIONS
+from pcfuzz.strategies.revision_schemas import load_schemas
 
 SCHEMA_DIR = Path(__file__).resolve().parent.parent / "fixtures" / "schemas" / "openai_responses"
 SCHEMAS = {path.name[: -len(".json")]: json.loads(path.read_text(encoding="utf-8"))
            for path in sorted(SCHEMA_DIR.glob("*.json"))}
 VALIDATORS = {name: Draft7Validator(schema) for name, schema in SCHEMAS.items()}
+#: Each revision's schemas (fixtures/schemas/openai_responses/[<revision>/]).
+REVISION_VALIDATORS = {
+    revision: {name: Draft7Validator(schema)
+               for name, schema in load_schemas("openai-responses", revision).items()}
+    for revision in GEN_REVISIONS}
 
 
 def test_the_generator_renders_every_shipped_revision() -> None:
@@ -273,14 +279,16 @@ def test_arbitrary_events_raise_only_contract_errors(revision: str,
 # Schemas
 
 
-@given(valid_streams(drift=True))
-def test_every_rendered_event_validates_against_the_pinned_schema(
-        drawn: tuple[TurnModel, Any]) -> None:
-    _, events = drawn
+@each_revision
+@given(st.data())
+def test_every_rendered_event_validates_against_its_revisions_schema(
+        revision: str, data: st.DataObject) -> None:
+    _, events = data.draw(valid_streams(drift=True, revision=revision))
+    validators = REVISION_VALIDATORS[revision]
     for e in events:
         event(e["type"])
-        errors = [err.message for err in VALIDATORS[e["type"]].iter_errors(e)]
-        assert not errors, (e["type"], errors)
+        errors = [err.message for err in validators[e["type"]].iter_errors(e)]
+        assert not errors, (revision, e["type"], errors)
 
 
 def test_schemas_are_draft07_and_cover_the_rendered_event_types() -> None:

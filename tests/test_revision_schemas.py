@@ -190,10 +190,19 @@ def _gemini_step(step_type: str) -> dict[str, Any]:
     return value
 
 
-def _gemini_delta(step_type: str) -> dict[str, Any]:
+def _gemini_delta(step_type: str, **fields: Any) -> dict[str, Any]:
     value = _gemini("step.delta")
-    value["delta"] = {"type": step_type}
+    value["delta"] = {"type": step_type, **fields}
     return value
+
+
+#: google-genai 3.6.1 hosted call deltas whose ``arguments`` is an object.
+_HOSTED_CALL_DELTA_ARGUMENTS = {
+    "code_execution_call": {"code": "print(1)", "language": "python"},
+    "url_context_call": {"urls": ["https://example.com/"]},
+    "google_search_call": {"queries": ["q"]},
+    "google_maps_call": {"queries": ["q"]},
+}
 
 
 #: (contract, a shape only revision 2026-12-01 has). Written from fixtures/CHANGELOG.md.
@@ -207,8 +216,23 @@ TODAYS_SHAPES: list[tuple[str, str, Any]] = [
       for step in gi_gen.LATER_HOSTED_STEP_TYPES[CURRENT]],
     *[("gemini-interactions", f"delta {step}", lambda step=step: _gemini_delta(step))
       for step in gi_gen.LATER_HOSTED_STEP_TYPES[CURRENT]],
+    *[("gemini-interactions", f"delta {step} with its arguments object",
+       lambda step=step, arguments=arguments: _gemini_delta(step, arguments=arguments))
+      for step, arguments in _HOSTED_CALL_DELTA_ARGUMENTS.items()],
     ("openai-chat", "delta audio null", _chat_audio_chunk),
 ]
+
+
+@pytest.mark.parametrize("revision", REVISIONS)
+@pytest.mark.parametrize("arguments", [{}, [], 1, None])
+def test_gemini_arguments_delta_fragment_is_a_string_in_every_revision(
+        revision: str, arguments: Any) -> None:
+    # Only hosted call deltas carry an arguments object; a function call's fragment
+    # stays a string under every revision's schema.
+    assert errors("gemini-interactions", revision,
+                  _gemini_delta("arguments_delta", arguments=arguments))
+    assert errors("gemini-interactions", revision,
+                  _gemini_delta("arguments_delta", arguments="{}")) == []
 
 
 @pytest.mark.parametrize(("contract", "label", "build"), TODAYS_SHAPES,
@@ -300,7 +324,8 @@ def _is_todays_only(contract: str, value: Any) -> bool:
         steps = set(gi_gen.LATER_HOSTED_STEP_TYPES[CURRENT])
         status = value.get("status", value.get("interaction", {}).get("status"))
         kind = value.get("step", value.get("delta", {})).get("type")
-        return status in statuses or kind in steps
+        hosted_arguments = isinstance(value.get("delta", {}).get("arguments"), dict)
+        return status in statuses or kind in steps or hosted_arguments
     return False
 
 

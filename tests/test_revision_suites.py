@@ -25,7 +25,6 @@ from _revisions import PINNED, SHIPPED, settings_for
 from hypothesis import settings
 
 ROOT = Path(__file__).resolve().parent.parent
-_PINNED_SCHEMAS = "the pinned schemas; each revision's schemas are tested by tests/test_*_schemas.py"
 
 #: The files whose properties exercise a contract's streams.
 SUITE_FILES = (
@@ -58,18 +57,6 @@ ONCE: dict[str, str] = {
         "parses 2026-12-01 streams under both revisions by design",
     "test_openai_chat_properties.py::test_todays_null_audio_is_unknown_to_the_pinned_revision":
         "parses 2026-12-01 streams under both revisions by design",
-    # the per-revision JSON Schemas live in fixtures/schemas/ with their own tests
-    # (tests/test_*_schemas.py); these check the generators against the pinned schemas
-    "test_gemini_interactions_properties.py::"
-    "test_rendered_events_validate_against_the_pinned_schemas": _PINNED_SCHEMAS,
-    "test_anthropic_messages_properties.py::"
-    "test_generated_envelopes_validate_against_the_pinned_schemas": _PINNED_SCHEMAS,
-    "test_openai_responses_properties.py::"
-    "test_every_rendered_event_validates_against_the_pinned_schema": _PINNED_SCHEMAS,
-    "test_openai_chat_properties.py::test_generated_chunks_validate_against_the_chunk_schema":
-        _PINNED_SCHEMAS,
-    "test_openai_chat_properties.py::test_the_chunk_schema_rejects_every_shape_mutation":
-        _PINNED_SCHEMAS,
 }
 
 _NODE = re.compile(r"^(?P<file>tests/[\w/]+\.py)::(?P<name>[\w]+)(?:\[(?P<params>.*)\])?"

@@ -170,7 +170,7 @@ def _sdk_findings(contract: str, revision: str) -> tuple[list[str], set[str]]:
         if contract == "openai-chat" and value == openai_chat.DONE:
             continue
         for finding in sdk_oracles.validate(contract, value, f"event {n}"):
-            difference = sdk_oracles.explain(contract, value, finding)
+            difference = sdk_oracles.explain(contract, value, finding, revision)
             if difference is None:
                 unexplained.append(f"{finding.where}: {finding.detail}")
             else:
