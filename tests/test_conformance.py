@@ -372,10 +372,12 @@ def _sdk(contract: str) -> Any:
 @pytest.mark.parametrize("contract", ["anthropic-messages", "openai-chat"])
 def test_sdk_accumulators_release_calls_of_truncated_streams(contract: str) -> None:
     # What the README reports: neither accumulator has a terminal gate of its own.
-    # (Fixed count: the chat accumulator raises on most generated tool indexes, so
-    # a small profile may not reach a stream it accepts.)
+    # Batches of 300 seeded examples until one is found (the first batch almost always
+    # finds it; 60 s at most): the chat accumulator raises on most generated tool
+    # indexes, so a small profile may not reach a stream it accepts, and one fixed
+    # batch missed once in a full-suite run, where hypothesis draws differently.
     report = _conform.conform(_sdk(contract), contract, families=["truncation"],
-                              max_examples=300)
+                              budget_s=60, batch=300, seed=0)
     assert [f.family for f in report.findings] == ["truncation"], report.text()
     assert report.findings[0].got.startswith("returned")
 
