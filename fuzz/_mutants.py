@@ -45,6 +45,23 @@ from typing import IO, Any
 __all__ = ["Mutant", "find_mutants", "run_mutants", "tests_for"]
 
 SEED = 16
+#: Mutants argued equivalent in docs/fuzzing.md ("Known equivalent"): no input can tell
+#: them from the original, so no test can kill them. Each is (file, operator, the
+#: mutated source text before the arrow), matched by text, not by line number, and
+#: must match exactly one mutant (a test checks it, so the list cannot rot). They are
+#: left out of the sample and listed apart in the report, never counted as killed.
+EQUIVALENT: tuple[tuple[str, str, str], ...] = (
+    # the fast path's empty-string check: `or` only sends more to the general path
+    ("contracts/gemini_interactions/_stream.py", "and-or",
+     "check == _NONEMPTY and not value"),
+    # fields_ok is a message-free pre-check; False only defers to check_fields
+    ("contracts/_kinds.py", "compare-flip", "type(value) is not exact"),
+    # a listed item is executable exactly when it has an argument buffer
+    ("contracts/openai_responses/_stream.py", "and-or",
+     "not state.spec.executable or state.args is None"),
+    # an import-time self-check of a constant
+    ("contracts/_values.py", "guard-off", "_DEFAULTS.max_depth < 2"),
+)
 PER_MUTANT_TIMEOUT_S = 60.0
 _FLIP: dict[type[ast.cmpop], type[ast.cmpop]] = {
     ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.LtE: ast.Gt, ast.Gt: ast.LtE,
@@ -182,6 +199,13 @@ def _run_group(cmd: list[str], *, cwd: Path, env: dict[str, str],
     return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
 
 
+def is_equivalent(m: Mutant) -> bool:
+    """Whether ``m`` is one of the :data:`EQUIVALENT` mutants."""
+    before = m.change.split(" -> ", 1)[0]
+    return any(m.file == file and m.operator == op and before == text
+               for file, op, text in EQUIVALENT)
+
+
 def run_mutants(
     *,
     budget_s: float,
@@ -204,10 +228,14 @@ def run_mutants(
     root = _contracts_dir()
     every = find_mutants(root)
     result["sites"] = len(every)
+    equivalent = [m for m in every if is_equivalent(m)]
+    result["equivalent"] = [{"file": m.file, "line": m.line, "operator": m.operator,
+                             "change": m.change} for m in equivalent]
     wanted = [w for w in (select or "").split(",") if w]
     pool = [m for m in every
-            if not wanted or any(w == f"{m.file}:{m.line}" or w in f"{m.file}:{m.line}:"
-                                 for w in wanted)]
+            if (not wanted or any(w == f"{m.file}:{m.line}" or w in f"{m.file}:{m.line}:"
+                                  for w in wanted))
+            and (wanted or not is_equivalent(m))]
     chosen = random.Random(SEED).sample(pool, min(sample, len(pool)))
     stream.write(f"[mutants] {len(chosen)} of {len(every)} mutants, budget {budget_s:.0f}s\n")
     run_env = dict(env or os.environ)
@@ -291,6 +319,9 @@ def render(result: dict[str, Any]) -> str:
              f"{result['sites']} sites in contracts/"]
     lines += [f"  SURVIVED {s['file']}:{s['line']} {s['operator']}: {s['change']}"
               for s in result["survivors"]]
+    if result.get("equivalent"):
+        lines.append(f"  left out of the sample: {len(result['equivalent'])} mutants argued "
+                     "equivalent (docs/fuzzing.md, \"Known equivalent\")")
     return "\n".join(lines) + "\n"
 
 

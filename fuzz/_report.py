@@ -145,6 +145,11 @@ def _mutant_lines(summary: dict[str, Any]) -> list[str]:
                  f"(**{rate:.0f}%**); {len(mut['survivors'])} survived")
     lines += [f"  - SURVIVED `{s['file']}:{s['line']}` {s['operator']}: "
               f"`{s['change'].replace('`', '')}`" for s in mut["survivors"]]
+    if mut.get("equivalent"):
+        lines.append(f"- left out of the sample: {len(mut['equivalent'])} mutants argued "
+                     "equivalent in docs/fuzzing.md (\"Known equivalent\"): "
+                     + ", ".join(f"`{e['file']}:{e['line']}` {e['operator']}"
+                                 for e in mut["equivalent"]))
     return lines
 
 

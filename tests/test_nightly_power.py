@@ -13,7 +13,7 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 from test_gemini_interactions import fixture_events
 
-from pcfuzz.fuzz._mutants import _apply, find_mutants, run_mutants
+from pcfuzz.fuzz._mutants import EQUIVALENT, _apply, find_mutants, is_equivalent, run_mutants
 from pcfuzz.fuzz._report import append_history, read_history, render_trend_svg, trend_point
 from pcfuzz.fuzz._rules import CONTRACTS, trace_events, transition_table
 
@@ -42,6 +42,29 @@ def test_a_mutant_changes_the_module_ast(index: int) -> None:
     root = Path(__file__).resolve().parents[1]
     source = (root / m.file).read_text(encoding="utf-8")
     assert ast.dump(ast.parse(_apply(source, m))) != ast.dump(ast.parse(source))
+
+
+def test_each_mutant_argued_equivalent_is_exactly_one_mutant_of_today_s_code() -> None:
+    # The list cannot rot: an entry whose code changed or moved to another file matches
+    # nothing (or several) and fails here; the docs name every one.
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "fuzzing.md").read_text(
+        encoding="utf-8")
+    for file, operator, text in EQUIVALENT:
+        hits = [m for m in MUTANTS
+                if m.file == file and m.operator == operator and is_equivalent(m)
+                and m.change.split(" -> ", 1)[0] == text]
+        assert len(hits) == 1, (file, operator, text, hits)
+        assert f"`{file}`" in docs, file
+    assert sum(map(is_equivalent, MUTANTS)) == len(EQUIVALENT)
+
+
+def test_mutants_argued_equivalent_are_left_out_of_the_sample_and_listed() -> None:
+    # An empty selection matching nothing runs no mutant; the report still lists the
+    # equivalent ones apart, and a selected equivalent mutant is run when asked for.
+    result = run_mutants(budget_s=0, sample=len(MUTANTS), select="no/such/file.py:1")
+    assert result["total"] == 0
+    assert len(result["equivalent"]) == len(EQUIVALENT), result["equivalent"]
+    assert {e["file"] for e in result["equivalent"]} == {f for f, _, _ in EQUIVALENT}
 
 
 def test_a_guard_turned_off_is_killed_by_its_tests() -> None:

@@ -495,7 +495,14 @@ def test_nightly_exits_zero_without_new_crashes(toy: Path, tmp_path: Path) -> No
     assert _pcfuzz(toy, "nightly", "--budget", "5", "--report", str(report),
                    "--properties", "off") == 0
     summary = json.loads((report / "summary.json").read_text())
-    assert summary["exit_status"] == 0 and summary["targets"][0]["minimize"]["status"] == "swapped"
+    assert summary["exit_status"] == 0 and summary["new_crashes"] == 0
+    # Minimization ran, or (a loaded machine, a 5 s night) says why it did not: a
+    # target is minimized only when its measured cost fits what is left of the share.
+    minimize = summary["targets"][0]["minimize"]
+    detail = str(minimize.get("detail"))
+    assert minimize["status"] == "swapped" or (
+        minimize["status"] in ("skipped", "kept")
+        and ("out of time" in detail or "left in the share" in detail)), minimize
 
 
 def test_nightly_reports_a_target_that_cannot_run_as_an_error(toy: Path, tmp_path: Path) -> None:
