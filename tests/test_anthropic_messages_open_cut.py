@@ -218,3 +218,23 @@ def test_any_cut_of_an_open_tool_input_is_a_recovery_call_only_at_a_truncation(
         turn, [], history=HISTORY, model="m", max_tokens=64, tools=TOOLS)
     assert [(r["tool_use_id"], r["is_error"]) for r in body["messages"][-1]["content"]] == [
         ("call-cut", True)]
+
+
+@each_revision
+def test_dropping_the_last_stop_before_a_truncating_delta_is_the_cut_open_block(
+        revision: str) -> None:
+    # The nightly property run's finding (a harness bug, not a parser one): the
+    # dropped_stop mutator removed the last block's content_block_stop ahead of a
+    # max_tokens message_delta and expected a ProtocolViolation. The seed makes that
+    # stream the cut-open case: nothing released, one recovery call, never executed.
+    # The mutator now keeps its open block an error with a non-truncating stop reason.
+    events = [start(), *tool_block(0, "toolu_1", "A", "{}")[:-1],
+              ev("message_delta", delta={"stop_reason": "max_tokens", "stop_sequence": None},
+                 usage={"output_tokens": 1}),
+              ev("message_stop")]
+    turn = parse_events(events, revision=revision)
+    assert turn.calls == () and [r.call_id for r in turn.recovery_calls] == ["toolu_1"]
+    for stop_reason in ("end_turn", "tool_use"):
+        events[-2]["data"]["delta"]["stop_reason"] = stop_reason
+        with pytest.raises(ProtocolViolation):
+            parse_events(events, revision=revision)
