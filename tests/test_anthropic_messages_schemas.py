@@ -99,6 +99,23 @@ def test_schema_record_needs_a_target_and_two_schema_objects(
         AnthropicSentSchema.of(target, original, sent)
 
 
+@pytest.mark.parametrize(("target", "original", "sent"), [
+    (["lookup_order"], ORIGINAL, SENT), (3, ORIGINAL, SENT), ("", ORIGINAL, SENT),
+    ("lookup_order", [ORIGINAL], SENT), ("lookup_order", "x", SENT),
+    ("lookup_order", ORIGINAL, [SENT]),
+])
+def test_the_builder_rechecks_a_records_target_and_both_schemas(
+    target: Any, original: Any, sent: Any
+) -> None:
+    # A record made without ``of`` (the dataclass constructor checks nothing) must still
+    # be refused by the builder for each bad field alone, not later for another reason
+    # (a non-dict original was accepted; an unhashable target escaped as TypeError).
+    record = AnthropicSentSchema(target, original, sent)
+    with pytest.raises(ContinuationError, match="must have a string target and two JSON "
+                                                "Schema objects"):
+        build(parse_events(two_call_stream()), tools=_tools(SENT), sent_schemas=[record])
+
+
 def test_a_schema_record_adds_no_field_to_the_request() -> None:
     turn = parse_events(two_call_stream())
     plain = build(turn, tools=_tools(SENT))

@@ -2,15 +2,17 @@
 true for a parsed turn (its raw item is the output entry at its ``output_index``) and
 false once the index no longer points at it (``0 <= i < len`` flipped made every parsed
 call false); the snapshot's ``output_is_response_output`` likewise; a part row with
-an unknown action is rejected by name."""
+an unknown action is rejected by name; a failed terminal's error is named even when
+``incomplete_details`` is null; a text delta to a part of another type is rejected."""
 
 from __future__ import annotations
 
 import dataclasses
 
 import pytest
-from test_openai_responses import fixture_events
+from test_openai_responses import COMPLETED, MESSAGE_ADDED, fixture_events
 
+from pcfuzz.contracts.errors import ProtocolViolation, ProviderError
 from pcfuzz.contracts.openai_responses import REVISION, REVISIONS, parse_events
 from pcfuzz.contracts.openai_responses._tables import check_tables
 
@@ -43,3 +45,28 @@ def test_a_part_row_with_an_unknown_action_is_rejected_by_name() -> None:
                                                         action="append")})
     with pytest.raises(RuntimeError, match="unknown action 'append'"):
         check_tables(broken, REVISION)
+
+
+def test_a_failed_terminal_names_its_error_when_incomplete_details_is_null() -> None:
+    """From a surviving mutant: ``error or incomplete_details`` as ``and`` reported the
+    details of a failed response (a dict error, null incomplete_details) as None."""
+    events = fixture_events()
+    assert events[COMPLETED]["type"] == "response.completed"
+    events[COMPLETED]["type"] = "response.failed"
+    response = events[COMPLETED]["response"]
+    response.update(status="failed", incomplete_details=None,
+                    error={"code": "server_error", "message": "the model crashed"})
+    with pytest.raises(ProviderError, match="details 'server_error'"):
+        parse_events(events)
+
+
+def test_a_text_delta_to_a_refusal_part_is_rejected_by_part_type() -> None:
+    """From a surviving mutant: with the part-type guard off, output_text deltas were
+    appended to a refusal part (content_index names a part of another type)."""
+    events = fixture_events()
+    added = events[MESSAGE_ADDED + 1]
+    assert added["type"] == "response.content_part.added"
+    added["part"] = {"type": "refusal", "refusal": ""}
+    with pytest.raises(ProtocolViolation, match="applies to a 'output_text' part, part 0 is "
+                                                "'refusal'"):
+        parse_events(events)
