@@ -61,6 +61,9 @@ EQUIVALENT: tuple[tuple[str, str, str], ...] = (
      "not state.spec.executable or state.args is None"),
     # an import-time self-check of a constant
     ("contracts/_values.py", "guard-off", "_DEFAULTS.max_depth < 2"),
+    # the Chat fast path's first-value check: `or` only re-stores an equal str
+    ("contracts/openai_chat/_stream.py", "and-or",
+     "response_id is not None and first_values.get(plan.response_id) != response_id"),
 )
 PER_MUTANT_TIMEOUT_S = 60.0
 _FLIP: dict[type[ast.cmpop], type[ast.cmpop]] = {
