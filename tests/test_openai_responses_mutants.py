@@ -3,7 +3,9 @@ true for a parsed turn (its raw item is the output entry at its ``output_index``
 false once the index no longer points at it (``0 <= i < len`` flipped made every parsed
 call false); the snapshot's ``output_is_response_output`` likewise; a part row with
 an unknown action is rejected by name; a failed terminal's error is named even when
-``incomplete_details`` is null; a text delta to a part of another type is rejected."""
+``incomplete_details`` is null; a text delta to a part of another type is rejected; an
+item done naming no added item, and a table row leading to an unknown state, are
+rejected by name."""
 
 from __future__ import annotations
 
@@ -70,3 +72,26 @@ def test_a_text_delta_to_a_refusal_part_is_rejected_by_part_type() -> None:
     with pytest.raises(ProtocolViolation, match="applies to a 'output_text' part, part 0 is "
                                                 "'refusal'"):
         parse_events(events)
+
+
+@pytest.mark.parametrize("index", [-1, 99])
+def test_an_item_done_naming_no_added_item_is_rejected_by_its_index(index: int) -> None:
+    """From a surviving mutant (the nightly's sample): with the range guard off, -1
+    finished the last added item and 99 escaped as an IndexError."""
+    events = fixture_events()
+    done = next(i for i, e in enumerate(events) if e.get("type") == "response.output_item.done")
+    events[done]["output_index"] = index
+    with pytest.raises(ProtocolViolation, match=f"output_index {index} names no added item"):
+        parse_events(events)
+
+
+def test_a_transition_to_an_unknown_state_is_rejected_by_name() -> None:
+    """From a surviving mutant (the nightly's sample): with the guard off, a row leading
+    to a state the table does not have passed the import-time cross-check."""
+    tables = REVISIONS[REVISION]
+    state, row = next((s, r) for s, r in tables.transitions.items() if r)
+    name, nxt = next(iter(row.items()))
+    broken = dataclasses.replace(tables, transitions={
+        **tables.transitions, state: {**row, name: "nowhere"}})
+    with pytest.raises(RuntimeError, match="leads to unknown state 'nowhere'"):
+        check_tables(broken, REVISION)
