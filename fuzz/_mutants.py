@@ -42,7 +42,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["Mutant", "find_mutants", "run_mutants", "tests_for"]
+__all__ = ["CONTRACTS_HOOK", "Mutant", "find_mutants", "run_mutants", "tests_for"]
 
 SEED = 16
 #: Mutants argued equivalent in docs/fuzzing.md ("Known equivalent"): no input can tell
@@ -72,12 +72,15 @@ _FLIP: dict[type[ast.cmpop], type[ast.cmpop]] = {
     ast.Is: ast.IsNot, ast.IsNot: ast.Is,
 }
 
-_BOOT = '''\
+#: The start of a process whose ``pcfuzz.contracts`` is the folder named by its first
+#: argument (popped): an import hook ahead of the installed package. Shared with the
+#: tests that run a planted copy of the contracts.
+CONTRACTS_HOOK = '''\
 import importlib.abc, importlib.util, sys
 from pathlib import Path
 ROOT = Path(sys.argv.pop(1))
 
-class _Mutated(importlib.abc.MetaPathFinder):
+class _Copy(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
         if name != "pcfuzz.contracts" and not name.startswith("pcfuzz.contracts."):
             return None
@@ -89,7 +92,10 @@ class _Mutated(importlib.abc.MetaPathFinder):
             return importlib.util.spec_from_file_location(name, base.with_suffix(".py"))
         return None
 
-sys.meta_path.insert(0, _Mutated())
+sys.meta_path.insert(0, _Copy())
+'''
+
+_BOOT = CONTRACTS_HOOK + '''\
 import pytest
 rc = int(pytest.main(sys.argv[1:]))
 loaded = getattr(sys.modules.get("pcfuzz.contracts"), "__file__", None) or ""

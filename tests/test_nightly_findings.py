@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from pcfuzz.fuzz._mutants import CONTRACTS_HOOK
 from pcfuzz.fuzz._property_regressions import FORMAT, load, replay
 from pcfuzz.fuzz.cli import main
 
@@ -32,24 +33,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 #: Runs a module (``pytest`` or ``pcfuzz``) with ``pcfuzz.contracts`` mapped onto the
 #: folder given as the first argument.
-BOOT = '''\
-import importlib.abc, importlib.util, runpy, sys
-from pathlib import Path
-ROOT = Path(sys.argv.pop(1))
-
-class _Planted(importlib.abc.MetaPathFinder):
-    def find_spec(self, name, path=None, target=None):
-        if name != "pcfuzz.contracts" and not name.startswith("pcfuzz.contracts."):
-            return None
-        base = ROOT.joinpath(*name.split(".")[2:])
-        if (base / "__init__.py").is_file():
-            return importlib.util.spec_from_file_location(
-                name, base / "__init__.py", submodule_search_locations=[str(base)])
-        if base.with_suffix(".py").is_file():
-            return importlib.util.spec_from_file_location(name, base.with_suffix(".py"))
-        return None
-
-sys.meta_path.insert(0, _Planted())
+BOOT = CONTRACTS_HOOK + '''\
+import runpy
 module = sys.argv.pop(1)
 sys.argv[0] = module
 runpy.run_module(module, run_name="__main__", alter_sys=True)
