@@ -14,7 +14,8 @@ anthropic-messages     ``{"event": <event: name>, "data": <data JSON>}`` envelop
 gemini-interactions    ``data`` JSON object with ``event_type``; an ``event:`` name,
                        when not the default ``message``, must equal ``event_type``; a
                        non-empty last event ID in force must equal the event's
-                       ``event_id`` when it has one
+                       ``event_id`` when it has one, and is its ``event_id`` when it
+                       has none (so the stream's replay rule keys on it)
 openai-chat            ``data`` JSON chunk, or the sentinel ``data: [DONE]``; an
                        ``event:`` name other than the default ``message`` is rejected
 =====================  ==============================================================
@@ -117,11 +118,18 @@ def _gemini_event(sse: SSEEvent) -> Any:
             f"{value['event_type'][:64]!r}",
             where=_where(sse),
         )
-    if sse.id and "event_id" in value and value["event_id"] != sse.id:
-        raise ProtocolViolation(
-            f"SSE id {sse.id[:64]!r} != data.event_id {str(value['event_id'])[:64]!r}",
-            where=_where(sse),
-        )
+    if sse.id:
+        if "event_id" not in value:
+            # On the wire the id in force IS the event's id (what a reconnecting
+            # client sends as Last-Event-ID), so the stream's replay rule keys on it:
+            # the same id again with the same payload is a redelivery, with another
+            # payload a conflict.
+            value["event_id"] = sse.id
+        elif value["event_id"] != sse.id:
+            raise ProtocolViolation(
+                f"SSE id {sse.id[:64]!r} != data.event_id {preview(value['event_id'])}",
+                where=_where(sse),
+            )
     return value
 
 

@@ -172,6 +172,89 @@ def test_gemini_inherited_id_that_disagrees_is_rejected() -> None:
         parse_sse("gemini-interactions", raw)
 
 
+# A function call whose arguments arrive as '{"amount": 1' + '0}': a replayed digit
+# fragment that is applied twice releases amount 110 instead of 10.
+_SPLIT_DIGIT = [
+    {"event_type": "interaction.created",
+     "interaction": {"id": "interaction-1", "status": "in_progress"}},
+    {"event_type": "step.start", "index": 0,
+     "step": {"type": "function_call", "id": "call-1", "name": "pay", "arguments": {}}},
+    {"event_type": "step.delta", "index": 0,
+     "delta": {"type": "arguments_delta", "arguments": '{"amount": 1'}},
+    {"event_type": "step.delta", "index": 0,
+     "delta": {"type": "arguments_delta", "arguments": "0}"}},
+    {"event_type": "step.stop", "index": 0},
+    {"event_type": "interaction.completed",
+     "interaction": {"id": "interaction-1", "status": "requires_action"}},
+]
+
+
+def _gemini_sse(blocks: list[tuple[str | None, dict[str, Any]]]) -> bytes:
+    out = []
+    for ident, ev in blocks:
+        if ident is not None:
+            out.append(f"id: {ident}\n")
+        out.append(f"data: {json.dumps(ev)}\n\n")
+    return "".join(out).encode()
+
+
+def _split_digit_stream(replay: dict[str, Any] | None = None) -> bytes:
+    """The stream above with ``id: e<n>`` lines and no ``data.event_id``; ``e3`` (the
+    first digit fragment) is sent again after ``e4``, as ``replay`` if given."""
+    blocks: list[tuple[str | None, dict[str, Any]]] = [
+        (f"e{n + 1}", ev) for n, ev in enumerate(_SPLIT_DIGIT)]
+    blocks.insert(4, ("e3", replay if replay is not None else _SPLIT_DIGIT[2]))
+    return _gemini_sse(blocks)
+
+
+def test_gemini_sse_id_without_event_id_is_the_replay_key() -> None:
+    # The same SSE id and the same content: an idempotent redelivery, applied once.
+    turn = parse_sse("gemini-interactions", _split_digit_stream())
+    assert [c.arguments for c in turn.calls] == [{"amount": 10}]
+    expected = parse_sse("gemini-interactions", _gemini_sse(
+        [(f"e{n + 1}", ev) for n, ev in enumerate(_SPLIT_DIGIT)]))
+    assert_same_turn(turn, expected)
+
+
+def test_gemini_sse_id_without_event_id_replayed_with_other_content_is_a_conflict() -> None:
+    other = json.loads(json.dumps(_SPLIT_DIGIT[2]))
+    other["delta"]["arguments"] = '{"amount": 9'
+    with pytest.raises(ProtocolViolation, match="replayed with a different payload") as info:
+        parse_sse("gemini-interactions", _split_digit_stream(other))
+    assert "SSE event 4 at byte" in (info.value.where or "")
+
+
+def test_gemini_inherited_sse_id_is_the_event_id_of_an_event_without_one() -> None:
+    # WHATWG: an event without an id line is dispatched under the last id in force,
+    # which a reconnecting client sends as Last-Event-ID; two different events under
+    # one id cannot be told apart from a replay, so the second one is a conflict.
+    blocks: list[tuple[str | None, dict[str, Any]]] = [
+        (f"e{n + 1}", ev) for n, ev in enumerate(_SPLIT_DIGIT)]
+    blocks[3] = (None, _SPLIT_DIGIT[3])
+    with pytest.raises(ProtocolViolation, match="'e3' replayed with a different payload"):
+        parse_sse("gemini-interactions", _gemini_sse(blocks))
+
+
+def test_gemini_sse_id_disagreeing_with_event_id_is_a_conflict_even_on_a_replay() -> None:
+    blocks: list[tuple[str | None, dict[str, Any]]] = [
+        (f"e{n + 1}", {**ev, "event_id": f"e{n + 1}"}) for n, ev in enumerate(_SPLIT_DIGIT)]
+    assert parse_sse("gemini-interactions", _gemini_sse(blocks)).calls
+    blocks.insert(4, ("e4", blocks[2][1]))  # e3's event re-sent under id e4
+    with pytest.raises(ProtocolViolation, match="SSE id 'e4' != data.event_id 'e3'"):
+        parse_sse("gemini-interactions", _gemini_sse(blocks))
+
+
+def test_gemini_without_any_sse_id_events_without_event_id_stay_independent() -> None:
+    # No id in force (never set, or reset by an empty id line): nothing to key a
+    # replay on, as before; the stream's own rule applies to data.event_id only.
+    blocks: list[tuple[str | None, dict[str, Any]]] = [(None, ev) for ev in _SPLIT_DIGIT]
+    assert [c.arguments for c in parse_sse("gemini-interactions", _gemini_sse(blocks)).calls] == [
+        {"amount": 10}]
+    blocks = [("", ev) for ev in _SPLIT_DIGIT]
+    assert [c.arguments for c in parse_sse("gemini-interactions", _gemini_sse(blocks)).calls] == [
+        {"amount": 10}]
+
+
 def test_gemini_event_name_when_present_must_equal_event_type() -> None:
     ev = fixture_events("gemini-interactions")[0]
     raw = f"event: step.start\ndata: {json.dumps(ev)}\n\n".encode()
