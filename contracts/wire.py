@@ -16,8 +16,10 @@ gemini-interactions    ``data`` JSON object with ``event_type``; an ``event:`` n
                        non-empty last event ID in force must equal the event's
                        ``event_id`` when it has one, and is its ``event_id`` when it
                        has none (so the stream's replay rule keys on it)
-openai-chat            ``data`` JSON chunk, or the sentinel ``data: [DONE]``; an
-                       ``event:`` name other than the default ``message`` is rejected
+openai-chat            ``data`` JSON chunk object, or the sentinel ``data: [DONE]``
+                       (the literal line only: the JSON string ``"[DONE]"`` or any
+                       other non-object is rejected); an ``event:`` name other than
+                       the default ``message`` is rejected
 =====================  ==============================================================
 
 SSE events map one to one onto parser events, so a parser's ``event N`` is SSE event
@@ -141,7 +143,17 @@ def _chat_event(sse: SSEEvent) -> Any:
         )
     if sse.data == "[DONE]":
         return _CHAT_DONE
-    return _json(sse)
+    value = _json(sse)
+    if type(value) is not dict:
+        # The parser takes the str "[DONE]" as its sentinel; on the wire only the
+        # literal line is, so the JSON string "[DONE]" (and any other non-object)
+        # is rejected here, before it could become one.
+        raise ProtocolViolation(
+            f"Chat Completions SSE data must be a JSON object (a chunk) or exactly [DONE], "
+            f"got {preview(value)}",
+            where=_where(sse),
+        )
+    return value
 
 
 _Parser = Callable[..., Any]

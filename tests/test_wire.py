@@ -273,6 +273,20 @@ def test_chat_done_sentinel_and_no_event_names() -> None:
         parse_sse("openai-chat", raw.replace(b"data: [DONE]", b'data: ["DONE"]'))
 
 
+
+@pytest.mark.parametrize("payload", [b'"[DONE]"', b'"[DONE]" ', b'["DONE"]', b'"DONE"', b"null",
+                                     b"[]", b"3"])
+def test_chat_terminal_sentinel_is_only_the_literal_done_line(payload: bytes) -> None:
+    # docs/sse.md: only the literal ``data: [DONE]`` is the sentinel. The JSON string
+    # "[DONE]" decodes to the very str the parser takes as its sentinel, so the wire
+    # adapter must reject every JSON payload that is not a chunk object itself.
+    events = fixture_events("openai-chat")
+    raw = render_events("openai-chat", events, random.Random(2)).removeprefix(b"\xef\xbb\xbf")
+    assert raw.count(b"data: [DONE]") == 1
+    with pytest.raises(ProtocolViolation, match="JSON object") as info:
+        parse_sse("openai-chat", raw.replace(b"data: [DONE]", b"data: " + payload))
+    assert re.fullmatch(r"SSE event \d+ at byte \d+", info.value.where or "")
+
 def test_json_errors_in_data_name_the_sse_event() -> None:
     raw = b'event: ping\ndata: {"type": "ping", "type": "ping"}\n\n'
     with pytest.raises(StrictJSONError) as info:
