@@ -47,7 +47,7 @@ from .openai_chat import ChatCompletionTurn
 from .openai_chat import parse_events as _chat_parse_events
 from .openai_responses import OpenAIResponsesTurn
 from .openai_responses import parse_events as _responses_parse_events
-from .sse import SSEDecoder, SSEEvent
+from .sse import MAX_RETRY_DIGITS, SSEDecoder, SSEEvent
 from .strict_json import loads
 
 __all__ = [
@@ -215,9 +215,50 @@ def _decoded(chunks: Iterable[bytes], cursor: _Cursor) -> Iterator[SSEEvent]:
     decoder.close()
 
 
+#: Bound of an SSE event's ``index`` and ``byte_offset`` read from a caller: as
+#: StreamLimits bounds, machine-sized (a decoder never counts that far).
+_MAX_POSITION: Final = 2**62
+_MAX_RETRY: Final = 10**MAX_RETRY_DIGITS - 1
+
+
+def _check_sse(sse: SSEEvent, n: int) -> None:
+    """Check a caller-built SSEEvent's fields: exact types, sane ranges.
+
+    The decoder only builds events that pass; a caller can build any (the dataclass
+    does not check, and a frozen one can be changed with ``object.__setattr__``), so
+    every field is checked before anything reads it: a ``str`` subclass's ``__ne__``
+    or an ``int`` of 5,000 digits (whose ``str()`` raises) must not run or escape.
+    """
+
+    def bad(field: str, wanted: str, value: object) -> ProtocolViolation:
+        return ProtocolViolation(
+            f"SSEEvent.{field} must be {wanted}, got {preview(value)}",
+            where=f"argument events[{n}].{field}",
+        )
+
+    for field in ("event", "data"):
+        value = getattr(sse, field)
+        if type(value) is not str:
+            raise bad(field, "a str", value)
+    value = sse.id
+    if value is not None and type(value) is not str:
+        raise bad("id", "a str or None", value)
+    value = sse.retry
+    if value is not None and (type(value) is not int or not 0 <= value <= _MAX_RETRY):
+        raise bad("retry", f"None or an int from 0 to {_MAX_RETRY}", value)
+    for field in ("byte_offset", "index"):
+        value = getattr(sse, field)
+        if type(value) is not int or not 0 <= value <= _MAX_POSITION:
+            raise bad(field, "an int from 0 to 2**62", value)
+
+
 def sse_to_events(contract: str, events: Iterable[SSEEvent]) -> Iterator[Any]:
     """Map decoded SSE events to ``contract``'s parser events, checking that the SSE
-    and JSON layers agree (see the module docstring). Raises
+    and JSON layers agree (see the module docstring). Each event must be an exact
+    :class:`~contracts.sse.SSEEvent` whose fields have their exact types and sane
+    ranges (``str`` event and data, ``str``/``None`` id, ``int`` >= 0 and not
+    ``bool`` for retry, byte offset and index, within bounds), else
+    :class:`ProtocolViolation` at ``argument events[N].<field>``. Raises
     :class:`ProtocolViolation` / :class:`~contracts.errors.StrictJSONError` /
     :class:`~contracts.errors.LimitExceeded` lazily, while iterating."""
     convert, _ = _adapter(contract)
@@ -250,6 +291,7 @@ def sse_to_events(contract: str, events: Iterable[SSEEvent]) -> Iterator[Any]:
             raise ProtocolViolation(
                 f"expected SSEEvent, got {preview(sse)}", where=f"argument events[{index}]"
             )
+        _check_sse(sse, index)
         index += 1
         yield convert(sse)
 

@@ -307,6 +307,68 @@ def test_sse_layer_errors_keep_their_byte_offset() -> None:
     assert info.value.where == "byte 16"
 
 
+
+class _RaisingStr(str):
+    def _boom(self, *_: object) -> Any:
+        raise RuntimeError("hostile str method")
+
+    __eq__ = __ne__ = __hash__ = __len__ = __getitem__ = __str__ = __format__ = _boom  # type: ignore[assignment]
+
+
+class _RaisingInt(int):
+    def _boom(self, *_: object) -> Any:
+        raise RuntimeError("hostile int method")
+
+    __index__ = __str__ = __repr__ = __format__ = __eq__ = __lt__ = __ge__ = _boom  # type: ignore[assignment]
+
+
+_GOOD_SSE: dict[str, Any] = {"event": "message_stop", "data": '{"type": "message_stop"}',
+                             "id": None, "retry": None, "byte_offset": 0, "index": 0}
+_BAD_SSE_FIELDS: list[tuple[str, Any]] = [
+    ("event", None), ("event", b"message_stop"), ("event", _RaisingStr("message_stop")),
+    ("data", None), ("data", b"{}"), ("data", 3), ("data", _RaisingStr("{}")),
+    ("id", 3), ("id", b"x"), ("id", _RaisingStr("x")),
+    ("retry", True), ("retry", -1), ("retry", "5"), ("retry", 10**5000), ("retry", _RaisingInt(5)),
+    ("byte_offset", None), ("byte_offset", -1), ("byte_offset", True), ("byte_offset", 1.5),
+    ("byte_offset", 10**5000), ("byte_offset", _RaisingInt(0)),
+    ("index", None), ("index", -1), ("index", False), ("index", 10**5000), ("index", 2**63),
+    ("index", _RaisingInt(0)),
+]
+
+
+@pytest.mark.parametrize(("field", "value"), _BAD_SSE_FIELDS,
+                         ids=[f"{f}-{type(v).__name__}-{i}" for i, (f, v) in enumerate(_BAD_SSE_FIELDS)])
+@pytest.mark.parametrize("built", ["constructor", "setattr"])
+def test_sse_to_events_checks_every_field_of_a_caller_built_sse_event(
+    field: str, value: Any, built: str
+) -> None:
+    # A caller-built SSEEvent is a caller value: each field of exact type and sane
+    # range (str; str or None; int >= 0, not bool, within 2**62), read once, checked
+    # before use. Before, TypeError/RuntimeError/ValueError (an int of 5,000 digits
+    # formatted into a location) escaped. A frozen dataclass can be changed with
+    # object.__setattr__, so the check is on read, not only at construction.
+    from pcfuzz.contracts.sse import SSEEvent
+    from pcfuzz.contracts.wire import sse_to_events
+
+    if built == "constructor":
+        sse = SSEEvent(**{**_GOOD_SSE, field: value})
+    else:
+        sse = SSEEvent(**_GOOD_SSE)
+        object.__setattr__(sse, field, value)
+    with pytest.raises(ProtocolViolation) as info:
+        list(sse_to_events("anthropic-messages", [SSEEvent(**_GOOD_SSE), sse]))
+    assert info.value.where == f"argument events[1].{field}"
+
+
+def test_sse_to_events_accepts_every_field_at_its_bounds() -> None:
+    from pcfuzz.contracts.sse import SSEEvent
+    from pcfuzz.contracts.wire import sse_to_events
+
+    sse = SSEEvent(**{**_GOOD_SSE, "id": "", "retry": 10**18 - 1, "byte_offset": 2**62,
+                      "index": 2**62})
+    assert list(sse_to_events("anthropic-messages", [sse])) == [
+        {"event": "message_stop", "data": {"type": "message_stop"}}]
+
 @pytest.mark.parametrize("contract", [None, 3, "openai", "OPENAI-CHAT", b"openai-chat"])
 def test_unknown_contract_is_a_contract_error(contract: object) -> None:
     with pytest.raises(ContractError) as info:
