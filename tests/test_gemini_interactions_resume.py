@@ -93,6 +93,50 @@ def test_no_resume_point_before_interaction_created_or_without_event_ids() -> No
     assert stream.last_event_id is None and stream.resume_point is None
 
 
+
+@pytest.mark.parametrize("where", ["event_id", "interaction.id"])
+def test_an_id_no_resume_point_can_hold_is_rejected_when_it_arrives(where: str) -> None:
+    # Decision: an id longer than a resume point may hold (MAX_RESUME_ID_CHARS) is the
+    # provider's, so the stream rejects it as it arrives (LimitExceeded, disposition
+    # "transient"), naming the field; before, the stream accepted it and
+    # ``resume_point`` raised InvalidArgument, blaming the caller, later.
+    from pcfuzz.contracts.errors import LimitExceeded
+    from pcfuzz.contracts.gemini_interactions._turn import MAX_RESUME_ID_CHARS
+
+    events = copy.deepcopy(fixture_events())
+    long_id = "i" * (MAX_RESUME_ID_CHARS + 1)
+    if where == "event_id":
+        events[0]["event_id"] = long_id
+    else:
+        for e in events:
+            if "interaction" in e:
+                e["interaction"]["id"] = long_id
+            if "interaction_id" in e:
+                e["interaction_id"] = long_id
+    stream = GeminiInteractionsStream()
+    with pytest.raises(LimitExceeded, match=str(MAX_RESUME_ID_CHARS)) as info:
+        stream.feed(events[0])
+    assert info.value.where == f"events[0].{where}"
+    assert stream.poisoned
+    with pytest.raises(LimitExceeded):
+        parse_events(events)
+
+
+def test_ids_at_the_resume_point_bound_are_accepted_and_resumable() -> None:
+    from pcfuzz.contracts.gemini_interactions._turn import MAX_RESUME_ID_CHARS
+
+    events = copy.deepcopy(fixture_events())
+    iid = "i" * MAX_RESUME_ID_CHARS
+    for e in events:
+        if "interaction" in e:
+            e["interaction"]["id"] = iid
+        if "interaction_id" in e:
+            e["interaction_id"] = iid
+    events[0]["event_id"] = "e" * MAX_RESUME_ID_CHARS
+    stream = _fed(events[:1])
+    assert stream.resume_point == GeminiResumePoint(iid, "e" * MAX_RESUME_ID_CHARS)
+    assert parse_events(events).calls
+
 # ------------------------------------------------------ the resumed GET stream
 
 

@@ -69,6 +69,7 @@ from ._tables import (
     role_of,
 )
 from ._turn import (
+    MAX_RESUME_ID_CHARS,
     GeminiFunctionCall,
     GeminiInteractionSnapshot,
     GeminiInteractionsTurn,
@@ -125,6 +126,17 @@ def _terminal_gate(status: str, meaning: str, n_calls: int, where: str) -> None:
             f"status {preview(status)} with {n_calls} unanswered function_call step(s)",
             where=where,
         )
+
+
+def _id_too_long(what: str, value: str, where: str) -> LimitExceeded:
+    """An id no resume point can hold: the provider's, rejected when it arrives (a
+    stream that accepted it would make ``resume_point`` fail later, blaming the
+    caller)."""
+    return LimitExceeded(
+        f"{what} of {len(value)} characters, over the {MAX_RESUME_ID_CHARS} a resume "
+        "point holds",
+        where=where,
+    )
 
 
 def _already_answered(call_id: str, where: str) -> ProtocolViolation:
@@ -282,7 +294,8 @@ class GeminiInteractionsStream(StreamBase):
     (unknown event/step/delta type or status, v1beta-only steps),
     ``ProviderError`` (``error`` event, failed/cancelled/incomplete terminal),
     ``StreamTruncated`` (close before ``interaction.completed``),
-    ``StrictJSONError``/``LimitExceeded``, ``InvalidArgument`` (bad ``limits``, unknown ``revision``).
+    ``StrictJSONError``/``LimitExceeded`` (also an ``event_id`` or interaction id longer
+    than a resume point holds), ``InvalidArgument`` (bad ``limits``, unknown ``revision``).
     Once anything was raised, every later call raises.
     """
 
@@ -379,6 +392,8 @@ class GeminiInteractionsStream(StreamBase):
         event_type = ev["event_type"]
         event_id = ev.get("event_id")
         if event_id is not None:
+            if len(event_id) > MAX_RESUME_ID_CHARS:
+                raise _id_too_long("event_id", event_id, f"events[{n}].event_id")
             # Lazy fingerprint: keep the first copy, compare only when the id repeats.
             seen = self._seen.get(event_id)
             if seen is None:
@@ -427,6 +442,8 @@ class GeminiInteractionsStream(StreamBase):
         interaction: dict[str, Any] = ev["interaction"]
         where = f"events[{n}].interaction"
         check_fields(interaction, self._tables.interaction_fields, where)
+        if len(interaction["id"]) > MAX_RESUME_ID_CHARS:
+            raise _id_too_long("interaction id", interaction["id"], f"{where}.id")
         self._interaction_id = interaction["id"]
         meaning = meaning_of(self._tables, interaction["status"], f"{where}.status")
         if meaning != "non_terminal":
