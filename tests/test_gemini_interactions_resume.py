@@ -137,6 +137,67 @@ def test_ids_at_the_resume_point_bound_are_accepted_and_resumable() -> None:
     assert stream.resume_point == GeminiResumePoint(iid, "e" * MAX_RESUME_ID_CHARS)
     assert parse_events(events).calls
 
+
+def _retained_by_feeding(texts: list[str]) -> tuple[GeminiInteractionsStream, int]:
+    """A stream fed the events parsed from ``texts`` (each parsed right before it is
+    fed and then dropped, as from the wire) and the memory (tracemalloc) it holds."""
+    import gc
+    import tracemalloc
+
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        stream = GeminiInteractionsStream()
+        for text in texts:
+            stream.feed(json.loads(text))
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    return stream, held
+
+
+def _status_updates(n: int, iid: str = "interaction-7f3a", **extra: Any) -> list[str]:
+    """The JSON texts of ``interaction.created`` and ``n`` status updates."""
+    created = copy.deepcopy(fixture_events()[0])
+    created["interaction"]["id"] = iid
+    return [json.dumps(created)] + [
+        json.dumps({"event_type": "interaction.status_update", "event_id": f"status-{i}",
+                    "interaction_id": iid, "status": "in_progress", **extra})
+        for i in range(n)]
+
+
+def test_replay_records_hold_no_more_than_the_stream_keeps_anyway() -> None:
+    # Before, the stream kept every event with an event_id in full to compare a later
+    # replay: 1,000 status updates with 20 KB of unknown fields kept 20 MB (and no
+    # StreamLimits field bounds the events). A record now shares what the stream
+    # keeps anyway (steps, deltas, argument text, the interaction id) and holds a
+    # digest of the canonical JSON of anything else (unknown envelope fields).
+    stream, held = _retained_by_feeding(
+        _status_updates(1_000, metadata={"notes": "x" * 20_000}))
+    assert stream.last_event_id == "status-999"
+    assert held < 1_000_000, held
+    stream, held = _retained_by_feeding(_status_updates(1_000, iid="i" * 4_000))
+    assert stream.last_event_id == "status-999"
+    assert held < 1_000_000, held
+
+
+@pytest.mark.parametrize("changed", [False, True])
+def test_replay_of_an_event_with_unknown_fields_compares_its_digest(changed: bool) -> None:
+    events = [json.loads(t) for t in
+              _status_updates(3, metadata={"notes": "n" * 100, "tags": [1, 2.0, True]})]
+    stream = _fed(events)
+    again = copy.deepcopy(events[2])
+    again["metadata"] = {"tags": [1, 2.0, True], "notes": "n" * 100}  # key order: canonical
+    if changed:
+        again["metadata"]["tags"] = [1, 2, True]  # 2 and 2.0 stay distinct
+        with pytest.raises(ProtocolViolation, match="replayed with a different payload"):
+            stream.feed(again)
+    else:
+        stream.feed(again)
+        assert stream.last_event_id == events[-1]["event_id"]
+
 # ------------------------------------------------------ the resumed GET stream
 
 
