@@ -104,6 +104,8 @@ _PATTERNS: Final = {
 }
 
 
+# What a blank or comment line starts with (as str, and as a byte of undecoded text).
+_SKIP_FIRST: Final = frozenset({"\n", "\r", ":", 0x0A, 0x0D, 0x3A})
 # The data lines of one event are joined in chunks of this many lines, so a long
 # event of short lines holds its text, not an object per line.
 _DATA_CHUNK: Final = 64
@@ -111,6 +113,20 @@ _DATA_CHUNK: Final = 64
 # _BigLine), so completing it never holds its bytes and its text at once.
 _BLOCK: Final = 64 * 1024
 _FIELD_BYTES: Final = frozenset({b"data", b"event", b"id", b"retry"})
+
+
+_LONG_LINES: dict[int, re.Pattern[bytes]] = {}
+
+
+def _long_line(max_line: int) -> re.Pattern[bytes]:
+    """A run of more than ``max_line`` bytes without a line ending: found from a line
+    start (the leftmost such run starts a line)."""
+    pattern = _LONG_LINES.get(max_line)
+    if pattern is None:
+        if len(_LONG_LINES) > 16:
+            _LONG_LINES.clear()
+        pattern = _LONG_LINES[max_line] = re.compile(rb"[^\r\n]{%d}" % (max_line + 1))
+    return pattern
 
 
 class _BigLine:
@@ -370,7 +386,18 @@ class SSEDecoder:
             self._line_start = base + cut
             start = cut
         if start <= last:
-            self._lines(data, start, last + 1, base + start, events, raw=not data.isascii())
+            stop = last + 1
+            if stop - start > self._max_line:
+                # A region longer than a line may be: a line over the bound ends the
+                # work at its start (the lines before it are processed first, so
+                # the errors keep their order), not after the whole region is read.
+                long = _long_line(self._max_line).search(data, start, stop)
+                if long is not None:
+                    self._lines(data, start, long.start(), base + start, events,
+                                raw=not data.isascii())
+                    raise LimitExceeded(f"SSE line exceeds {self._max_line} bytes",
+                                        where=f"byte {base + long.start()}")
+            self._lines(data, start, stop, base + start, events, raw=not data.isascii())
         # Only a CR that is the last byte fed can pair with an LF of the next feed.
         self._cr = last + 1 == size and data[last] == 0x0D
         self._line_start = base + last + 1
@@ -523,6 +550,14 @@ class SSEDecoder:
         last_event_id = self._last_event_id
         while pos < hi:
             if self._event_start < 0:
+                if text[pos] in _SKIP_FIRST:  # a blank or comment line: no event here
+                    m = skip(text, pos, hi)
+                    if m is not None:
+                        end = m.end()
+                        if end - pos > max_line:
+                            self._check_comments(patterns, text, pos, end, delta)
+                        pos = end
+                        continue
                 m = event(text, pos, hi)
                 if m is not None and view is None:  # the hot case: one event, decoded text
                     end = m.end()
