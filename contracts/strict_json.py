@@ -554,6 +554,13 @@ _RUN_PATTERNS: dict[tuple[int, int], tuple[Callable[..., Any], Callable[..., Any
 _CHUNK_SIZES: Final = (256, 128, 64, 32, 16, 8)
 #: n -> the text up to and including the n-th comma: a chunk of items to try whole.
 _CHUNKS: Final = {n: re.compile(r"(?:[^,]*+,){" + str(n) + "}").match for n in _CHUNK_SIZES}
+#: (bracket, n) -> the text up to and including the n-th comma followed by ``bracket``.
+_SEPARATED_CHUNKS: Final = {
+    (bracket, n): re.compile(
+        "(?:[^,]*+(?:,(?!{0})[^,]*+)*+,(?={0})){{{1}}}".format(re.escape(bracket), n)
+    ).match
+    for bracket in "[{" for n in _CHUNK_SIZES
+}
 
 
 def _runs_for(limits: JSONLimits) -> tuple[Callable[..., Any], Callable[..., Any]]:
@@ -605,7 +612,18 @@ def _parse(  # noqa: C901
     runs: tuple[Callable[..., Any], Callable[..., Any]] | None = None
     scan_c: _Scan | None = None
     window_size = 0
-    values_doubt = False
+    # Whether the value limit can be reached (the values of what a C-level step
+    # takes are then counted exactly): -1 until first asked, since it costs three
+    # counts over the whole text and a rejection may come before anything is taken.
+    doubt = -1
+
+    def values_doubt() -> bool:
+        nonlocal doubt
+        if doubt < 0:
+            doubt = int(end > max_values and (
+                1 + sum(_counts(text)) + text.count(":") > max_values))
+        return doubt == 1
+
     if mode:
         runs = _runs_for(limits)
         scan_c = (_DEFAULT_SCAN if max_number == _DEFAULTS.max_number_chars
@@ -614,8 +632,6 @@ def _parse(  # noqa: C901
         window_size = min(_WINDOW, max_string + 2)
         if check_surrogates and _NO_LONE_SURROGATE_ESCAPE.fullmatch(text) is None:
             window_size = 0  # strings with escapes need the exact surrogate check
-        values_doubt = end > max_values and (
-            1 + sum(_counts(text)) + text.count(":") > max_values)
     # The window: text[win_lo:win_lo + len(win)]. A container the scanner could not
     # take (too big for the window, a syntax error, a hook, a limit) is read by the
     # parser's own steps, and its members get windows of their own; the characters
@@ -684,7 +700,7 @@ def _parse(  # noqa: C901
         if not over and (stop - at - 1) // 2 > max_items and (
                 win.count(",", at, stop) + 1 > max_items):
             over = _over(_measure(value, max_depth, None), limits)
-        inside = _total_values(value) - 1 if values_doubt and not over else 0
+        inside = _total_values(value) - 1 if not over and values_doubt() else 0
         if over or values + inside > max_values:
             budget -= stop - at
             return None
@@ -768,12 +784,12 @@ def _parse(  # noqa: C901
             built, stop = scan_c(wrapped, 0)  # type: ignore[misc]
         except (_NotStrict, ValueError, RecursionError, StopIteration):
             stop = -1
-        # The chunk's own commas bound the items of anything nested in it (below
-        # _RUN), its brackets its depth, its length every string in it; when they
-        # leave a limit in doubt, the built value is measured (one walk per chunk).
+        # The chunk's own commas bound the items of anything nested in it, its
+        # brackets its depth, its length every string in it; when they leave a limit
+        # in doubt, the built value is measured (one walk per chunk).
         opens = body.count("[") + body.count("{") if stop == len(wrapped) else 0
         if stop != len(wrapped) or len(body) > max_string + 2 or (
-                (len(stack) + opens > max_depth or (opens and max_items < _RUN))
+                (len(stack) + opens > max_depth or (opens and body.count(",") >= max_items))
                 and _over(_measure(built, max_depth - len(stack) + 1, None), limits)):
             chunk_sizes[id(container)] = size // 2 if size > _CHUNK_SIZES[-1] else 0
             budget -= len(body)
@@ -786,15 +802,9 @@ def _parse(  # noqa: C901
         by the bracket the first one starts with; others at a comma (a comma inside
         an item makes the scan fail: that is all a wrong cut costs)."""
         if text.startswith(("{", "["), at):
-            separator = "," + text[at]
-            after = at
-            for _ in range(size):
-                after = text.find(separator, after, limit)
-                if after < 0:
-                    return -1
-                after += 1
-            return after
-        match = _CHUNKS[size](text, at, limit)
+            match = _SEPARATED_CHUNKS[text[at], size](text, at, limit)
+        else:
+            match = _CHUNKS[size](text, at, limit)
         return match.end() if match is not None else -1
 
     def run_of(at: int, container: list[Any] | dict[str, Any]) -> int:
@@ -828,7 +838,7 @@ def _parse(  # noqa: C901
                                   + ("]" if is_list else "}"), 0)
             except (_NotStrict, ValueError, RecursionError, StopIteration):
                 return at
-        added = _total_values(built) - 1 if values_doubt else len(built)
+        added = _total_values(built) - 1 if values_doubt() else len(built)
         if len(container) + len(built) > max_items or values + added > max_values:
             # A limit is crossed within the next _RUN items: the parser's own steps
             # find where; no run is tried again in this container.

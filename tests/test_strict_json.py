@@ -925,6 +925,8 @@ def test_fast_path_and_iterative_parser_agree_under_any_limits(
 ) -> None:
     lim = limits or DEFAULT_LIMITS
     try:
+        # loads checks the document's size before either parser sees it.
+        strict_json._check_text(doc.text, lim)
         expected = iterative(doc.text, lim)
     except ContractError as exc:
         event(f"iterative rejects: {type(exc).__name__}")
@@ -1077,3 +1079,18 @@ def test_a_limit_stops_the_json_scanner_where_it_is_crossed(
     assert ("values" in message) if limit == "values" else ("items" in message
                                                             or "members" in message)
     assert sum(scanned) <= crossing + strict_json._WINDOW, (sum(scanned), crossing, len(doc))
+
+
+@pytest.mark.parametrize("max_items", [300, 1_000, 5_000])
+def test_a_container_nested_in_a_chunk_is_held_to_the_item_limit(max_items: int) -> None:
+    # A chunk cut at the commas before items that start with a bracket can hold a
+    # nested container of many items: its own commas must bound them, or it is
+    # measured (an item limit between _RUN and a window's length once slipped by).
+    limits = JSONLimits(max_container_items=max_items)
+    small = ",".join(["[1]"] * 140)  # the outer array stays within every limit tried
+    doc = "[" + small + ",[" + ",".join(["0"] * (max_items + 1)) + "]," + small + "]"
+    _assert_modes_agree(doc, limits)
+    assert "more than" in rejects(doc, LimitExceeded, limits=limits)
+    ok = "[" + small + ",[" + ",".join(["0"] * max_items) + "]," + small + "]"
+    _assert_modes_agree(ok, limits)
+    assert same(loads(ok, limits=limits), json.loads(ok))
