@@ -113,20 +113,22 @@ def cmd_test(extra: list[str]) -> None:
 
 #: The folders the installed ``pcfuzz`` package maps (pyproject's package-dir): mypy
 #: cannot follow that mapping, so it checks a tree of links that has the installed shape.
-MAPPED = ("contracts", "strategies", "fuzz", "fixtures")
+MAPPED = ("contracts", "strategies", "fuzz", "fixtures", "docs")
 
 
 def typecheck_installed_names() -> None:
-    """``mypy --strict -p pcfuzz`` on ``build/typecheck/pcfuzz``: links to ``pcfuzz/*.py``
-    and to the mapped folders, so ``from pcfuzz.fuzz import ...`` resolves as installed."""
+    """``mypy --strict -p pcfuzz`` on ``build/typecheck/pcfuzz``: links to what ``pcfuzz/``
+    holds (its modules and the tool's packages) and to the mapped folders, so
+    ``from pcfuzz.fuzz import ...`` resolves as installed."""
     tree = ROOT / "build" / "typecheck"
     package = tree / "pcfuzz"
     if package.exists():
         for entry in package.iterdir():
             entry.unlink()
     package.mkdir(parents=True, exist_ok=True)
-    for source in sorted((ROOT / "pcfuzz").glob("*.py")):
-        (package / source.name).symlink_to(source)
+    for source in sorted((ROOT / "pcfuzz").iterdir()):
+        if source.suffix == ".py" or (source / "__init__.py").is_file():
+            (package / source.name).symlink_to(source, target_is_directory=source.is_dir())
     for name in MAPPED:
         (package / name).symlink_to(ROOT / name, target_is_directory=True)
     code = subprocess.call(

@@ -3,7 +3,7 @@
 
 An input that looks like raw SSE (an ``event:``/``data:``/``id:``/``retry:`` or ``:``
 line first, e.g. a capture file) goes, whole, through the wire path of
-``fuzz_wire_gemini_interactions`` (``fuzz._wire_target.route_sse``). Otherwise the
+``fuzz_wire_gemini_interactions`` (``fuzz.harness.wire_target.route_sse``). Otherwise the
 first byte selects a mode (``byte % 3``):
 
 * 0: raw JSON lines; each non-empty line is loaded strictly and fed as one event,
@@ -32,8 +32,8 @@ from typing import Any
 
 import atheris
 
-from pcfuzz.fuzz._fdp import json_value as _json_value
-from pcfuzz.fuzz._fdp import split_text as _split
+from pcfuzz.fuzz.harness.fdp import json_value as _json_value
+from pcfuzz.fuzz.harness.fdp import split_text as _split
 
 with atheris.instrument_imports():
     from pcfuzz.contracts.errors import ContinuationError, ContractError
@@ -47,7 +47,7 @@ with atheris.instrument_imports():
     from pcfuzz.contracts.results import ModelVisibleToolResult
     from pcfuzz.contracts.strict_json import loads
 
-from pcfuzz.fuzz._wire_target import note_sse_inputs, route_sse
+from pcfuzz.fuzz.harness.wire_target import note_sse_inputs, route_sse
 
 CONTRACT = "gemini-interactions"
 

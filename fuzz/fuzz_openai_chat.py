@@ -38,7 +38,7 @@ with atheris.instrument_imports():
     from pcfuzz.contracts.sse import decode_sse
     from pcfuzz.contracts.wire import sse_to_events
 
-from pcfuzz.fuzz._wire_target import note_sse_inputs
+from pcfuzz.fuzz.harness.wire_target import note_sse_inputs
 
 CONTRACT = "openai-chat"
 _REVISIONS = sorted(REVISIONS)

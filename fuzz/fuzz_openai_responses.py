@@ -3,7 +3,7 @@
 
 An input that looks like raw SSE (an ``event:``/``data:``/``id:``/``retry:`` or ``:``
 line first, e.g. a capture file) goes, whole, through the wire path of
-``fuzz_wire_openai_responses`` (``fuzz._wire_target.route_sse``). Otherwise the
+``fuzz_wire_openai_responses`` (``fuzz.harness.wire_target.route_sse``). Otherwise the
 first byte selects a mode (``data[0] % 3``):
 
 0. raw: the rest is JSON lines, each decoded with ``contracts.strict_json`` and fed
@@ -39,7 +39,7 @@ with atheris.instrument_imports():
     )
     from pcfuzz.contracts.results import ModelVisibleToolResult
 
-from pcfuzz.fuzz._wire_target import note_sse_inputs, route_sse
+from pcfuzz.fuzz.harness.wire_target import note_sse_inputs, route_sse
 
 CONTRACT = "openai-responses"
 

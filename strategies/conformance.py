@@ -20,7 +20,7 @@ parser or its error classes:
 
 The labels live next to the mutators (``MUTATION_LABELS`` in each strategies
 module), so the kit and the project's own property tests share one set of models
-and mutations. The runner (``pcfuzz.fuzz._conform``) drives these strategies with
+and mutations. The runner (``pcfuzz.conform.kit``) drives these strategies with
 hypothesis, so a violation is shrunk to a minimal stream.
 """
 
@@ -33,6 +33,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from pcfuzz.contracts.registry import NAMES
 from pcfuzz.strategies import anthropic_messages as am
 from pcfuzz.strategies import gemini_interactions as gi
 from pcfuzz.strategies import openai_chat as oc
@@ -52,12 +53,7 @@ __all__ = [
     "MalformedOutput",
 ]
 
-CONTRACTS: tuple[str, ...] = (
-    "openai-responses",
-    "anthropic-messages",
-    "gemini-interactions",
-    "openai-chat",
-)
+CONTRACTS: tuple[str, ...] = NAMES
 LABELS: tuple[str, ...] = ("valid", "safety", "strictness")
 #: ``calls``: exactly the turn's calls; ``nothing``: no call released (raising or
 #: returning ``[]``); ``nothing_or_calls``: either of the two.

@@ -22,6 +22,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from pcfuzz.contracts.registry import NAMES
 from pcfuzz.strategies.source_urls import (
     SDK_REPOSITORIES,
     SourceURL,
@@ -90,6 +91,8 @@ EXPECTED: dict[str, ExpectedContract] = {
     ),
 }
 CONTRACTS: tuple[str, ...] = tuple(EXPECTED)
+if CONTRACTS != NAMES:  # the expectations cover exactly the registered contracts
+    raise RuntimeError(f"fixture_docs.EXPECTED covers {CONTRACTS}, the registry {NAMES}")
 
 #: Every contract revision the format documents, the pinned one (:data:`REVISION`)
 #: first. "Revision 2026-12-01 pins the same metadata except sdk_baseline.version:
@@ -506,8 +509,7 @@ MUTATIONS: tuple[FixtureMutation, ...] = (
         ["responses", "messages", "interactions", "chat-completions", "generate-content"])),
         None),
     FixtureMutation("wrong_contract", _with("contract", st.sampled_from(
-        ["openai-responses", "anthropic-messages", "gemini-interactions", "openai-chat",
-         "gemini-generate-content"])), None),
+        [*NAMES, "gemini-generate-content"])), None),
     FixtureMutation("wrong_format", _with("format", st.sampled_from(
         ["pcfuzz-fixture/2", "pcfuzz-fixture", ""])), None),
     FixtureMutation("wrong_sdk_package", _sdk("package", st.sampled_from(

@@ -24,6 +24,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from pcfuzz.contracts.registry import NAMES
+
 __all__ = [
     "BOM",
     "ENDINGS",
@@ -314,7 +316,7 @@ def reference_decode(
 # ---------------------------------------------------------------------------
 # Renderers: contract event dicts -> SSE bytes.
 
-RENDER_MODES = ("openai-responses", "anthropic-messages", "gemini-interactions", "openai-chat")
+RENDER_MODES = NAMES
 
 
 def _data_lines(payload: str) -> list[str]:

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from pcfuzz.fuzz._mutants import CONTRACTS_HOOK
-from pcfuzz.fuzz._property_regressions import FORMAT, load, replay
-from pcfuzz.fuzz.cli import main
+from pcfuzz.cli import main
+from pcfuzz.engine.property_regressions import FORMAT, load, replay
+from pcfuzz.nightly.mutants import CONTRACTS_HOOK
 
 pytest.importorskip("atheris")
 
@@ -101,7 +101,7 @@ def test_failing_property_becomes_a_readable_regression_replayed_by_pytest(
                PCFUZZ_REGRESSIONS_DIR=str(store))
     env.pop("PCFUZZ_PROPERTY_DEADLINE", None)
     # 1. the property fails on the planted parser; the plugin writes the document
-    run = _run(["pytest", "-p", "pcfuzz.fuzz._pytest_budget", "-p", "no:cacheprovider",
+    run = _run(["pytest", "-p", "pcfuzz.nightly.pytest_budget", "-p", "no:cacheprovider",
                 "-q", "--assert=plain", str(props)], tmp_path, env, planted)
     assert run.returncode == 1, run.stdout + run.stderr
     (doc_path,) = sorted(failures.glob("*.json"))
@@ -257,8 +257,8 @@ def test_a_green_property_phase_ends_on_its_own_and_is_reported_green(tmp_path: 
     tests would overrun the share and pytest would be interrupted, then killed. With
     it, a test stops after its current example when the share ends: pytest exits 0
     with every test passed."""
-    from pcfuzz.fuzz._nightly import NightlyOptions, run_nightly
-    from pcfuzz.fuzz._targets import Layout
+    from pcfuzz.engine.targets import Layout
+    from pcfuzz.nightly.pipeline import NightlyOptions, run_nightly
 
     fuzz_dir = tmp_path / "fuzz"
     fuzz_dir.mkdir()
@@ -314,7 +314,7 @@ def test_a_cheap_tests_measured_cost_sizes_its_examples_the_next_night(tmp_path:
     env.pop("PCFUZZ_PROPERTY_DEADLINE", None)
     planned = []
     for _night in range(2):
-        run = _run(["pytest", "-p", "pcfuzz.fuzz._pytest_budget", "-p", "no:cacheprovider",
+        run = _run(["pytest", "-p", "pcfuzz.nightly.pytest_budget", "-p", "no:cacheprovider",
                     "-q", str(props)], tmp_path, env)
         assert run.returncode == 0, run.stdout + run.stderr
         (record,) = json.loads(report.read_text(encoding="utf-8")).values()

@@ -68,17 +68,18 @@ def test_nothing_outside_contracts_imports_the_bare_folder_names() -> None:
 #: What the wheel is built from (copied, so the build never touches the checkout's
 #: build/ or *.egg-info, whose stale files could leak into a wheel).
 BUILD_INPUTS = ("pyproject.toml", "setup.py", "README.md",
-                "pcfuzz", "contracts", "strategies", "fuzz", "fixtures")
+                "pcfuzz", "contracts", "strategies", "fuzz", "fixtures", "docs")
 #: Files a command reads at run time, by their checkout paths.
 SHIPPED_DATA = ("fuzz/corpus/*/*", "fuzz/*.dict", "fuzz/*.options", "fuzz/fuzz_*.py",
-                "fuzz/summary.schema.json", "fixtures/*.json", "fixtures/wire/*",
+                "pcfuzz/nightly/summary.schema.json", "docs/*.md",
+                "fixtures/*.json", "fixtures/wire/*",
                 "fixtures/schemas/*/*", "fixtures/README.md", "fixtures/CHANGELOG.md",
                 "contracts/py.typed",
                 # every later contract revision: golden, wire and schema files
                 "fixtures/*/20*/*.json", "fixtures/wire/20*/*", "fixtures/schemas/*/20*/*")
 PACKAGE_DIRS = {"pcfuzz": "pcfuzz", "contracts": "pcfuzz/contracts",
                 "strategies": "pcfuzz/strategies", "fuzz": "pcfuzz/fuzz",
-                "fixtures": "pcfuzz/fixtures"}
+                "fixtures": "pcfuzz/fixtures", "docs": "pcfuzz/docs"}
 
 
 def _run(cmd: list[str], cwd: Path, env: dict[str, str] | None = None,
@@ -214,7 +215,7 @@ def test_the_wheel_installs_and_runs_from_an_empty_directory(installed: Installe
     # Crash fingerprints name pcfuzz's frames as in the repository, also from site-packages.
     frame = _run([str(venv_python), "-c", "from pathlib import Path; "
                   "import pcfuzz.contracts.strict_json as m; "
-                  "from pcfuzz.fuzz._triage import _project_frame; "
+                  "from pcfuzz.engine.triage import _project_frame; "
                   "print(_project_frame(m.__file__, [Path.cwd()]))"], cwd=empty, env=env)
     assert frame.stdout.strip() == "contracts/strict_json.py"
 

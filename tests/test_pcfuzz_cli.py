@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from pcfuzz.fuzz._libfuzzer import count_features, parse_status_line
-from pcfuzz.fuzz._report import SCHEMA_PATH
-from pcfuzz.fuzz._targets import Layout, TargetNotFound, resolve
-from pcfuzz.fuzz._triage import Crash, fingerprint_of
-from pcfuzz.fuzz.cli import main
+from pcfuzz.cli import main
+from pcfuzz.engine.libfuzzer import count_features, parse_status_line
+from pcfuzz.engine.targets import Layout, TargetNotFound, resolve
+from pcfuzz.engine.triage import Crash, fingerprint_of
+from pcfuzz.nightly.report import SCHEMA_PATH
 
 # No module-level skip for the nightly job: it deselects example tests itself, and a
 # skipped module would show in its junit.xml as a "collection skipped" case.
@@ -170,7 +170,7 @@ def test_target_names_accept_short_snake_fuzzer_and_contract_forms(toy: Path) ->
 
 
 def test_campaign_command_sets_corpus_dictionary_options_limits_and_artifacts(toy: Path) -> None:
-    from pcfuzz.fuzz._libfuzzer import Campaign
+    from pcfuzz.engine.libfuzzer import Campaign
 
     target = resolve(Layout.from_options(str(toy)), "toy")
     cmd = Campaign(target, 30).command()
@@ -187,7 +187,7 @@ def test_campaign_command_sets_corpus_dictionary_options_limits_and_artifacts(to
 
 
 def test_replay_fingerprints_a_hang_from_the_stack_it_dumps(toy: Path) -> None:
-    from pcfuzz.fuzz._triage import replay
+    from pcfuzz.engine.triage import replay
 
     source = TOY.replace(BUG, '        while True:\n            pass\n')
     _write_target(toy, "hang", source, {"a": b"{}"})
@@ -343,7 +343,7 @@ def test_minimize_shrinks_padded_corpus_and_keeps_every_feature(
 def test_minimize_keeps_old_corpus_when_features_would_drop(
     toy: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import pcfuzz.fuzz._corpus as corpus_module
+    import pcfuzz.engine.corpus as corpus_module
 
     seeds = _pad_seeds(toy)
     before = sorted(p.name for p in seeds.iterdir())
@@ -523,7 +523,7 @@ def test_nightly_reports_a_target_that_cannot_run_as_an_error(toy: Path, tmp_pat
 def test_every_argument_of_every_subcommand_has_help() -> None:
     import argparse
 
-    from pcfuzz.fuzz.cli import build_parser
+    from pcfuzz.cli import build_parser
 
     parser = build_parser()
     missing = []

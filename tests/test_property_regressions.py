@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from pcfuzz.fuzz._property_regressions import load, replay, store_dir
-from pcfuzz.fuzz._targets import Layout
+from pcfuzz.engine.property_regressions import load, replay, store_dir
+from pcfuzz.engine.targets import Layout
 
 STORE = store_dir(Layout.from_options().regressions_dir)
 

@@ -1,0 +1,69 @@
+"""``pcfuzz nightly``: every target, the property suite, coverage, mutants,
+minimization and the report."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from pcfuzz.cli.common import add_command, layout_of
+from pcfuzz.nightly.pipeline import NightlyOptions, run_nightly
+
+NAME = "nightly"
+HELP = "every target, the property suite, minimization, report"
+DESCRIPTION = """\
+The nightly job within --budget seconds: fuzz every target, run the property
+suite under the nightly hypothesis profile, measure coverage of the contracts,
+run a sample of mutants, minimize the working corpora, and write the report
+directory (summary.json, summary.md, junit.xml, one SVG plot per target).
+
+Exit status: 0 clean (everything planned ran, nothing found); 1 a finding (a
+new crash, a failing property test); 2 usage error; 3 incomplete (a target
+executed nothing, tests were not collected or not run, a phase did less than
+planned): summary.md opens with the reasons."""
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    p = add_command(sub, NAME, HELP, DESCRIPTION)
+    p.add_argument("--budget", type=float, default=600, help="total seconds (default 600)")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="parallel libFuzzer jobs and pytest workers (default 1)")
+    p.add_argument("--report", default="reports/latest", help="report directory")
+    p.add_argument("--properties", choices=["auto", "quick", "full", "off"], default="auto",
+                   help="property suite: every property test, examples sized from its "
+                   "measured cost up to the nightly profile's count (auto = full); quick "
+                   "caps them at 20; off skips the suite")
+    p.add_argument("--property-budget", type=float,
+                   help="seconds for the property suite (default: 30%% of the budget)")
+    p.add_argument("--property-tests", nargs="*",
+                   help="pytest paths (default: a checkout's tests/; installed: none, off)")
+    p.add_argument("--hypothesis-db", help="example database directory (CI caches it)")
+    p.add_argument("--no-minimize", action="store_true",
+                   help="skip the corpus minimization phase (its share goes to fuzzing)")
+    p.add_argument("--target", action="append", help="only these targets (repeatable)")
+    p.add_argument("--no-coverage", action="store_true",
+                   help="skip line/branch coverage of contracts/ and the transition replay")
+    p.add_argument("--mutants", action=argparse.BooleanOptionalAction, default=None,
+                   help="run the mutants phase (default: on from a 300 s budget)")
+    p.add_argument("--history", help="JSON-lines file each night's summary is appended to "
+                   "(default: REPORT/../history.jsonl)")
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    opts = NightlyOptions(
+        budget_s=args.budget,
+        jobs=args.jobs,
+        report_dir=Path(args.report).resolve(),
+        properties=args.properties,
+        property_budget_s=args.property_budget,
+        property_tests=args.property_tests or [],
+        hypothesis_db=args.hypothesis_db,
+        minimize=not args.no_minimize,
+        targets=args.target or [],
+        coverage=not args.no_coverage,
+        mutants=args.mutants,
+        history=Path(args.history).resolve() if args.history else None,
+    )
+    return run_nightly(layout_of(args), opts)

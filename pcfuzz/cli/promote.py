@@ -1,0 +1,121 @@
+"""``pcfuzz promote``: a crash input, or a property-test failure document, into the
+regression store."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from pcfuzz.cli.common import add_command, layout_of
+from pcfuzz.engine.libfuzzer import minimize_crash
+from pcfuzz.engine.property_regressions import FORMAT, promote
+from pcfuzz.engine.regressions import write_entry
+from pcfuzz.engine.targets import Layout, resolve
+from pcfuzz.engine.triage import fingerprint_of, replay
+from pcfuzz.errors import EXIT_CLEAN, EXIT_FINDING, UsageError
+
+NAME = "promote"
+HELP = "put a crash input (or a property-test failure document) into the regression store"
+DESCRIPTION = """\
+Store a crashing input in the regression store, minimized, with a sidecar
+naming its fingerprint; the test suite (tests/test_fuzz_targets.py) then
+replays it on every run: red until the bug is fixed, or, with --expect-crash,
+as a known failure (strict xfail).
+
+A property-failure document written by the nightly (property-failures/*.json
+in its report) is replayed against the contracts and stored for
+tests/test_property_regressions.py instead; it needs no --target.
+
+Exit status: 0 stored; 1 the input does not fail (nothing to promote); 2 usage
+error."""
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    p = add_command(sub, NAME, HELP, DESCRIPTION)
+    p.add_argument("artifact", help="the crashing input file, or a property-failure .json "
+                   "the nightly wrote (relative paths work)")
+    p.add_argument("--target", help="target name the input crashes (not for a "
+                   "property-failure document)")
+    p.add_argument("--expect-crash", action="store_true",
+                   help="known open bug: pytest replays it as strict xfail")
+    p.add_argument("--no-minimize", action="store_true",
+                   help="store the input as it is, unminimized")
+    p.add_argument("--minimize-time", type=float, default=20,
+                   help="seconds to minimize it (default 20)")
+    return p
+
+
+def run(args: argparse.Namespace) -> int:
+    layout = layout_of(args)
+    artifact = Path(args.artifact).resolve()
+    if not artifact.is_file():
+        raise UsageError(f"no such input file: {args.artifact} (resolved to {artifact})")
+    if _is_property_failure(artifact):
+        return _promote_property_failure(layout, artifact, args)
+    if not args.target:
+        raise UsageError("pass --target NAME for a fuzz input (only a property-failure "
+                         "document names its own test)")
+    target = resolve(layout, args.target)
+    (outcome,) = replay(target, [artifact])
+    if outcome.crash is None:
+        print(f"pcfuzz promote: {artifact} does not crash {target.name}; nothing to promote",
+              file=sys.stderr)
+        return EXIT_FINDING
+    root = layout.project_root
+    fp, top = fingerprint_of(outcome.crash, root)
+    data = artifact.read_bytes()
+    if not args.no_minimize and outcome.crash.kind == "crash" and len(data) > 1:
+        with tempfile.TemporaryDirectory(prefix="pcfuzz-promote-") as tmp:
+
+            def same(path: Path) -> bool:
+                (res,) = replay(target, [path])
+                return res.crash is not None and fingerprint_of(res.crash, root)[0] == fp
+
+            best = minimize_crash(
+                target, artifact, Path(tmp) / "min", budget_s=args.minimize_time, still_same=same
+            )
+            data = best.read_bytes()
+    entry = write_entry(
+        target.regressions,
+        target=target.fuzzer,
+        fingerprint=fp,
+        data=data,
+        exception=outcome.crash.exception,
+        message=outcome.crash.message,
+        frames=top,
+        source=artifact.name,
+        expect="crash" if args.expect_crash else "pass",
+    )
+    print(f"promoted {fp} ({len(data)} bytes) -> {entry.path}")
+    print(f"  sidecar: {entry.sidecar}")
+    print("  pytest tests/test_fuzz_targets.py now replays it"
+          + (" as a known failure (strict xfail)" if args.expect_crash else " (red until fixed)"))
+    return EXIT_CLEAN
+
+
+def _is_property_failure(path: Path) -> bool:
+    if path.suffix != ".json":
+        return False
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return isinstance(doc, dict) and doc.get("format") == FORMAT
+
+
+def _promote_property_failure(layout: Layout, path: Path, args: argparse.Namespace) -> int:
+    try:
+        out, what = promote(path, layout.regressions_dir,
+                            expect="crash" if args.expect_crash else "pass")
+    except ValueError as exc:
+        print(f"pcfuzz promote: {exc}", file=sys.stderr)
+        return EXIT_FINDING
+    print(f"promoted property failure {path.stem} -> {out}")
+    print(f"  replay: {what}")
+    print("  pytest tests/test_property_regressions.py now replays it"
+          + (" as a known failure (strict xfail)" if args.expect_crash else " (red until fixed)"))
+    return EXIT_CLEAN

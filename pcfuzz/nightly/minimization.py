@@ -1,0 +1,103 @@
+"""The minimization phase: merge-minimize the working corpora that changed, least
+recently minimized first, each only when its measured cost fits what is left."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from typing import IO, Any
+
+from pcfuzz.engine.corpus import minimize_corpus
+from pcfuzz.engine.targets import Target, corpus_stats
+from pcfuzz.nightly.fuzzing import minimize_not_run
+
+#: Per target, what its last minimization cost and which corpus it left.
+MINIMIZE_STATE = "minimize.json"
+
+
+#: Stopping a libFuzzer process group at a step's time limit (SIGTERM, its exit).
+MINIMIZE_STOP_S = 1.5
+
+
+#: Never measured: one target process start-up per step (3 steps), and per input.
+MINIMIZE_STEP_S = 2.5
+
+
+MINIMIZE_INPUT_S = 0.01
+
+
+def _corpus_digest(target: Target) -> str:
+    """Names and sizes of every file of the target's corpora (seed and working)."""
+
+    h = hashlib.sha1(usedforsecurity=False)
+    for d in target.corpus_dirs():
+        if d.is_dir():
+            for f in sorted(d.iterdir()):
+                if f.is_file():
+                    h.update(f"{d.name}/{f.name}:{f.stat().st_size}\n".encode())
+    return h.hexdigest()
+
+
+def _minimize_state(target: Target) -> dict[str, Any]:
+    try:
+        loaded = json.loads((target.work / MINIMIZE_STATE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return loaded if isinstance(loaded, dict) else {}
+
+
+def _minimize_estimate(state: dict[str, Any], files: int) -> float:
+    """Seconds a minimization of ``files`` inputs will take: the last one's cost scaled
+    by the corpus size (start-ups do not scale: half of it is taken as fixed)."""
+    seconds, before = state.get("seconds"), state.get("files")
+    if isinstance(seconds, (int, float)) and isinstance(before, int) and before > 0:
+        return float(seconds) * (0.5 + 0.5 * files / before)
+    return 3 * MINIMIZE_STEP_S + files * MINIMIZE_INPUT_S
+
+
+def minimize_phase(
+    targets: list[Target], rows: list[dict[str, Any]], end: float, stream: IO[str]
+) -> None:
+    """Minimize the working corpora until ``end``: a corpus unchanged since its last
+    minimization is left alone; the others go least recently minimized first, each only if its
+    estimated cost (its last minimization's, scaled) fits what is left, so the phase
+    ends within its share and every target not minimized is named with the reason."""
+    todo = [(t, r) for t, r in zip(targets, rows, strict=True) if r["status"] != "skipped"]
+    # the longest unminimized first (never: first of all), then most new inputs: a
+    # share too small for every target rotates through them night after night
+    todo.sort(key=lambda tr: (float(_minimize_state(tr[0]).get("when") or 0.0),
+                              -int(tr[1].get("new_inputs") or 0)))
+    for target, row in todo:
+        files, size = corpus_stats(*target.corpus_dirs())
+        state = _minimize_state(target)
+        digest = _corpus_digest(target)
+        if state.get("digest") == digest:
+            row["minimize"] = minimize_not_run(files, size,
+                                                "unchanged since its last minimization")
+            continue
+        left = end - time.monotonic()
+        left -= min(MINIMIZE_STOP_S, 0.3 * max(0.0, left))
+        need = _minimize_estimate(state, files)
+        # never measured: it gets what is left (the try measures it)
+        if need > left and ("seconds" in state or left < 0.5):
+            row["minimize"] = minimize_not_run(
+                files, size, f"not minimized: needs about {need:.0f}s, "
+                f"{max(0.0, left):.0f}s left in the share")
+            stream.write(f"[minimize] {target.name}: {row['minimize']['detail']}\n")
+            continue
+        stream.write(f"[minimize] {target.name} ...\n")
+        stream.flush()
+        res = minimize_corpus(target, target.work_corpus, [target.seed_corpus],
+                              time_limit_s=left)
+        row["minimize"] = res.as_dict()
+        if res.status == "swapped":
+            row["corpus_after"] = {"files": res.files_after, "bytes": res.bytes_after}
+        cut = res.detail.startswith("out of time")
+        (target.work / MINIMIZE_STATE).write_text(json.dumps({
+            # cut short: the time it had is a lower bound of what it needs
+            "digest": None if cut else _corpus_digest(target),
+            "seconds": max(res.seconds, 1.5 * need) if cut else res.seconds,
+            "files": files, "steps": res.steps, "when": time.time()}) + "\n",
+            encoding="utf-8")
+        stream.write(f"[minimize] {res.line(target.name)} in {res.seconds:.1f}s\n")
