@@ -142,6 +142,14 @@ def _sites(tree: ast.AST) -> Iterator[tuple[str, ast.AST, ast.AST]]:
             yield "not-dropped", node, node.operand
 
 
+def _segment(raw: list[bytes], l0: int, c0: int, l1: int, c1: int) -> str:
+    """The source text of a node (lines of UTF-8 bytes, ast's 1-based lines and byte
+    columns), as ``ast.get_source_segment`` gives it."""
+    if l0 == l1:
+        return raw[l0 - 1][c0:c1].decode("utf-8")
+    return b"".join([raw[l0 - 1][c0:], *raw[l0:l1 - 1], raw[l1 - 1][:c1]]).decode("utf-8")
+
+
 def find_mutants(root: Path | None = None) -> list[Mutant]:
     """Every mutant of every module under ``contracts/`` (in file, line order)."""
     root = root or _contracts_dir()
@@ -150,12 +158,15 @@ def find_mutants(root: Path | None = None) -> list[Mutant]:
         source = path.read_text(encoding="utf-8")
         tree = ast.parse(source)
         lines = source.splitlines()
+        # split once: ast.get_source_segment splits the whole file again at every call,
+        # which made collecting the tests that list the mutants take seconds
+        raw = source.encode("utf-8").splitlines(keepends=True)
         rel = f"contracts/{path.relative_to(root).as_posix()}"
         for op, node, new in _sites(tree):
             end_line = node.end_lineno or node.lineno  # type: ignore[attr-defined]
             end_col = node.end_col_offset or 0  # type: ignore[attr-defined]
             start = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
-            old = ast.get_source_segment(source, node) or ""
+            old = _segment(raw, start[0], start[1], end_line, end_col)
             text = f"({ast.unparse(new)})"
             line = lines[start[0] - 1].strip()
             out.append(Mutant(rel, start[0], op,
