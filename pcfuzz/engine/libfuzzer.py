@@ -138,6 +138,8 @@ class CampaignResult:
     started_wall: float | None = None
     #: the campaign was stopped by its ``deadline`` (the nightly slot ran out)
     stopped_by_deadline: bool = False
+    #: the campaign was stopped early by ``Campaign.should_stop``
+    stopped_early: bool = False
 
 
 class _Tracker:
@@ -259,6 +261,9 @@ class Campaign:
     #: ``time.monotonic()`` value past which the campaign's processes are stopped
     #: (SIGTERM to the process group, then SIGKILL): the nightly job's hard stop.
     deadline: float | None = None
+    #: called with the samples so far and the seconds since the start, about every
+    #: 0.2 s: ``True`` stops the campaign early (the nightly's plateau rule)
+    should_stop: Callable[[Sequence[Sample], float], bool] | None = None
 
     def command(self, budget_s: float | None = None, fork: int | None = None) -> list[str]:
         """The libFuzzer command line (``fork`` overrides the mode chosen by ``jobs``)."""
@@ -384,6 +389,13 @@ class Campaign:
                     _stop_group(proc, grace_s=1.0)
                     result.stopped_by_deadline = True
                     break
+                if self.should_stop is not None:
+                    with tracker.lock:
+                        samples = list(result.samples)
+                    if self.should_stop(samples, elapsed):
+                        _stop_group(proc, grace_s=1.0)
+                        result.stopped_early = True
+                        break
                 progress.show(elapsed, result, tracker.crashes())
                 time.sleep(0.2)
         except KeyboardInterrupt:
