@@ -9,6 +9,7 @@ from typing import Any
 
 from pcfuzz.cli.common import add_command, layout_of
 from pcfuzz.nightly.pipeline import NightlyOptions, run_nightly
+from pcfuzz.nightly.plan import default_jobs
 
 NAME = "nightly"
 HELP = "every target, the property suite, minimization, report"
@@ -27,8 +28,9 @@ planned): summary.md opens with the reasons."""
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     p = add_command(sub, NAME, HELP, DESCRIPTION)
     p.add_argument("--budget", type=float, default=600, help="total seconds (default 600)")
-    p.add_argument("--jobs", type=int, default=1,
-                   help="parallel libFuzzer jobs and pytest workers (default 1)")
+    p.add_argument("--jobs", type=int, default=default_jobs(),
+                   help="slots: processes run side by side (fuzz targets, the property "
+                   f"suite, mutants, minimization; default: the CPUs, here {default_jobs()})")
     p.add_argument("--report", default="reports/latest", help="report directory")
     p.add_argument("--properties", choices=["auto", "quick", "full", "off"], default="auto",
                    help="property suite: every property test, examples sized from its "

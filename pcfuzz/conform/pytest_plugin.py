@@ -104,4 +104,6 @@ def pcfuzz_conformance(
                         pytrace=False)
 
     test_conformance.__doc__ = f"Conformance of {getattr(adapter, '__name__', adapter)} to {contract}."
+    # the nightly's property run keeps tests with this mark (they run hypothesis inside)
+    test_conformance.pcfuzz_conformance = True  # type: ignore[attr-defined]
     return test_conformance

@@ -1,6 +1,10 @@
-"""The nightly job: fuzz every target for its share of the budget, run the property
-suite under the ``nightly`` hypothesis profile, minimize the working corpora, and
+"""The nightly job: fuzz every target, run the property suite under the ``nightly``
+hypothesis profile, measure coverage, run mutants, minimize the working corpora, and
 write the report directory (summary.json, summary.md, junit.xml, one SVG per target).
+
+What runs when is the plan's (:mod:`pcfuzz.nightly.plan`), on ``--jobs`` slots
+(:mod:`pcfuzz.nightly.schedule`); whether the night did all of it is the verdict's
+(:mod:`pcfuzz.nightly.verdict`).
 """
 
 from __future__ import annotations
@@ -9,22 +13,16 @@ import json
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from pcfuzz.engine.regressions import tool_versions
-from pcfuzz.engine.targets import Layout, discover, subprocess_env
-from pcfuzz.nightly.fuzzing import fuzz_one, skipped_target
+from pcfuzz.engine.targets import Layout, Target, discover, subprocess_env
+from pcfuzz.nightly.fuzzing import STOP_GRACE_S, fuzz_one, merge_rounds, skipped_target
 from pcfuzz.nightly.minimization import minimize_phase
-from pcfuzz.nightly.plan import (
-    MIN_TARGET_SLOT_S,
-    STARTUP_GUESS_S,
-    STOP_GRACE_S,
-    Clock,
-    NightlyOptions,
-    shares,
-)
+from pcfuzz.nightly.plan import MIN_FUZZ_S, Costs, NightlyOptions, Plan, make_plan
 from pcfuzz.nightly.properties import properties_mode, property_tests, run_properties
 from pcfuzz.nightly.report import (
     append_history,
@@ -34,14 +32,20 @@ from pcfuzz.nightly.report import (
     write_markdown,
     write_summary,
 )
+from pcfuzz.nightly.schedule import Stage, plateaued
 from pcfuzz.nightly.transitions import coverage_prefix
+from pcfuzz.nightly.verdict import exit_status, incomplete_reasons
 
 __all__ = ["NightlyOptions", "run_nightly"]
 
 
+#: The measured costs the next night plans from, in the work directory.
+COSTS_FILE = "nightly_costs.json"
+
+
 def _coverage_off(status: str) -> dict[str, Any]:
     return {"status": status, "line_percent": None, "branch_percent": None, "packages": [],
-            "transitions": {}}
+            "transitions": {}, "planned": False}
 
 
 def _run_coverage(
@@ -66,6 +70,7 @@ def _run_coverage(
         subprocess.run([sys.executable, "-m", "coverage", "combine", "--append",
                         f"--data-file={data_file}", *map(str, workers)],
                        capture_output=True, check=False, timeout=60)
+    replay_began = time.monotonic()
     if replay_s > 1.0:
         with log.open("w", encoding="utf-8") as fh:
             try:
@@ -85,111 +90,257 @@ def _run_coverage(
         except (subprocess.SubprocessError, OSError, ValueError, KeyError) as exc:
             info = _coverage_off(f"failed: {exc}"[:200])
     info["transitions"] = transitions
+    info["replay_s"] = round(time.monotonic() - replay_began, 1)
     stream.write(f"[coverage] contracts/ lines {info['line_percent']}%, "
                  f"branches {info['branch_percent']}%\n")
     return info
 
 
+class _Lines:
+    """Progress from campaigns running side by side: whole lines, one writer at a time
+    (a terminal's one updating line would mix them)."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.stream = stream
+        self.lock = threading.Lock()
+
+    def write(self, text: str) -> int:
+        with self.lock:
+            return self.stream.write(text)
+
+    def flush(self) -> None:
+        with self.lock:
+            self.stream.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+
+def _plan(opts: NightlyOptions, layout: Layout, targets: list[Target], mode: str,
+          costs: Costs) -> Plan:
+    from pcfuzz.nightly.transitions import coverage_available
+
+    return make_plan(
+        budget_s=opts.budget_s, jobs=opts.jobs, fuzzers=[t.fuzzer for t in targets],
+        properties=mode != "off", coverage=opts.coverage and coverage_available(),
+        mutants=opts.mutants_on(), minimize=opts.minimize, costs=costs,
+        property_budget_s=opts.property_budget_s,
+    )
+
+
+def _say_plan(plan: Plan, targets: list[Target], mode: str, opts: NightlyOptions,
+              stream: IO[str]) -> None:
+    per = plan.fuzz_share("", len(targets))
+    stream.write(
+        f"pcfuzz nightly: {len(targets)} targets on {plan.jobs} slot(s), budget "
+        f"{opts.budget_s:.0f}s: fuzzing about {per:.0f}s each after start-up"
+        + (f", properties ({mode}) {plan.properties_s:.0f}s, at least "
+           f"{plan.min_examples} example(s) per test" if plan.properties_s else "")
+        + (f", mutants {plan.mutants_s:.0f}s" if plan.mutants_s else "")
+        + (f", coverage {plan.coverage_s:.0f}s" if plan.coverage_s else "")
+        + (f", minimization {plan.minimize_s:.0f} core-s" if plan.minimize_s else "")
+        + f"; report {opts.report_dir}\n")
+    for reason in plan.shortfalls:
+        stream.write(f"pcfuzz nightly: INCOMPLETE PLAN: {reason}\n")
+
+
+def _suite_costs(table: list[dict[str, Any]]) -> tuple[float | None, float | None]:
+    """A property test's own cost and one example's (the suite's means): the least-squares
+    line ``seconds = test_s + examples * example_s`` over the tests that passed."""
+    points = [(float(r["examples"]), float(r["seconds"])) for r in table
+              if r.get("result") == "passed" and r.get("examples")]
+    if len(points) < 2:
+        return None, None
+    n = len(points)
+    mx = sum(x for x, _ in points) / n
+    my = sum(y for _, y in points) / n
+    var = sum((x - mx) ** 2 for x, _ in points)
+    slope = sum((x - mx) * (y - my) for x, y in points) / var if var else my / max(mx, 1.0)
+    slope = max(0.0, slope)
+    return round(max(0.0, my - slope * mx), 4), round(slope, 5)
+
+
+def _update_costs(costs: Costs, rows: list[dict[str, Any]], props: dict[str, Any],
+                  coverage: dict[str, Any], mutants: dict[str, Any]) -> Costs:
+    """The costs measured tonight, over the earlier ones (a figure not measured tonight
+    is kept)."""
+    startup = dict(costs.startup_s)
+    for row in rows:
+        if row.get("startup_s") is not None:
+            startup[row["fuzzer"]] = float(row["startup_s"])
+    test_s, example_s = _suite_costs(props.get("table", []))
+    selected = props.get("selected")
+    replay = coverage.get("replay_s")
+    ran = int(mutants.get("total") or 0)
+    return Costs(
+        startup_s=startup,
+        collect_s=props.get("collect_s") if props.get("collect_s") is not None
+        else costs.collect_s,
+        test_s=test_s if test_s is not None else costs.test_s,
+        example_s=example_s if example_s is not None else costs.example_s,
+        tests=selected if isinstance(selected, int) and selected > 0 else costs.tests,
+        coverage_s=float(replay) if replay else costs.coverage_s,
+        mutant_s=round(float(mutants.get("duration_s") or 0.0) / ran, 2) if ran
+        else costs.mutant_s,
+    )
+
+
 def run_nightly(layout: Layout, opts: NightlyOptions, stream: IO[str] | None = None) -> int:
-    """Run the whole nightly job; returns the exit status (1 on a new crash, a property
-    failure or a target that could not run; else 0). Progress goes to ``stream``
-    (default: the standard error of the moment)."""
-    if stream is None:
-        stream = sys.stderr
+    """Run the whole nightly job; returns the exit status: 0 complete and clean, 1 a
+    finding (a new crash, a failing property test), 3 incomplete (the reasons open
+    ``summary.md``). Progress goes to ``stream`` (default: the standard error of the
+    moment)."""
     from pcfuzz.engine.targets import resolve
 
+    out = cast(IO[str], _Lines(stream if stream is not None else sys.stderr))
+    t0 = time.monotonic()
     started_wall = now()
     report = opts.report_dir
     for sub in ("crashes", "logs", "plots"):
         shutil.rmtree(report / sub, ignore_errors=True)
     report.mkdir(parents=True, exist_ok=True)
+    (report / "logs").mkdir(parents=True, exist_ok=True)
     targets = [resolve(layout, t) for t in opts.targets] if opts.targets else discover(layout)
     mode = properties_mode(opts)
-    clock = Clock(opts.budget_s, shares(opts, mode))
-    stream.write(
-        f"pcfuzz nightly: {len(targets)} targets, budget {opts.budget_s:.0f}s ("
-        + ", ".join(f"{k} {v:.0f}s" for k, v in clock.planned.items())
-        + f"), properties {mode}, jobs {opts.jobs}, report {report}\n"
-    )
+    costs_path = layout.work_dir / COSTS_FILE
+    costs = Costs.load(costs_path)
+    plan = _plan(opts, layout, targets, mode, costs)
+    _say_plan(plan, targets, mode, opts, out)
     if opts.properties != "off" and not property_tests(opts):
-        stream.write("pcfuzz nightly: no property suite (an installed pcfuzz ships no tests; "
-                     "pass --property-tests PATH)\n")
-    rows: list[dict[str, Any]] = []
-    fuzz_end = clock.begin("fuzzing")
-    startup = STARTUP_GUESS_S
-    for i, target in enumerate(targets, 1):
-        slot = (fuzz_end - time.monotonic()) / (len(targets) - i + 1)
-        label = f"[{i}/{len(targets)} {target.name}]"
-        if slot < MIN_TARGET_SLOT_S:
-            reason = f"not run: {slot:.1f}s left for it (budget too small)"
-            stream.write(f"{label} {reason}\n")
-            rows.append(skipped_target(target, opts, reason))
-            continue
-        began = time.monotonic()
-        row = fuzz_one(target, slot, opts, label, stream,
-                        deadline=began + slot - STOP_GRACE_S, startup_s=startup)
-        if row["executions"] and not row["crashes"]:
-            # what this target's start-up took, to leave out of the next -max_total_time
-            fuzzed = max(1.0, slot - startup)
-            startup = min(slot / 2, max(0.5, row["duration_s"] - fuzzed + startup))
-        rows.append(row)
-    clock.end()
-    cov_data = opts.report_dir / "logs" / ".coverage" if "coverage" in clock.planned else None
-    props, cases = run_properties(opts, layout, mode, clock.begin("properties"), stream,
-                                   cov_data) \
-        if "properties" in clock.planned else run_properties(opts, layout, "off", 0.0, stream)
-    clock.end()
-    if cov_data is not None:
-        coverage = _run_coverage(opts, layout, cov_data, clock.begin("coverage"), stream)
-        clock.end()
-    else:
-        coverage = _coverage_off("off" if not opts.coverage else "unavailable (install the "
-                                 "harness extra: coverage)")
-    mutants: dict[str, Any] = {"status": "off", "killed": 0, "total": 0, "survivors": []}
-    if "mutants" in clock.planned:
-        from pcfuzz.nightly.mutants import run_mutants
+        out.write("pcfuzz nightly: no property suite (an installed pcfuzz ships no tests; "
+                  "pass --property-tests PATH)\n")
+    by_fuzzer = {t.fuzzer: t for t in targets}
+    used: dict[str, float] = {}
 
-        end = clock.begin("mutants")
-        mutants = run_mutants(budget_s=max(0.0, end - time.monotonic() - 2.0), stream=stream,
-                              env=subprocess_env(layout))
-        clock.end()
-    if opts.minimize:
-        minimize_phase(targets, rows, clock.begin("minimization"), stream)
-        clock.end()
-    clock.begin("report")
+    # ---- stage 1: the property suite, the mutants and the targets, side by side
+    cov_data = report / "logs" / ".coverage" if plan.coverage_s else None
+    stage = Stage(jobs=plan.jobs, end=t0 + plan.stage1_s)
+    if plan.properties_s:
+        def properties() -> Any:
+            began = time.monotonic()
+            result = run_properties(opts, layout, mode, began + plan.properties_s, out,
+                                    cov_data, min_examples=plan.min_examples,
+                                    hard_deadline=t0 + plan.stage1_s)
+            used["properties"] = time.monotonic() - began
+            return result
+        stage.fixed.append(("properties", plan.properties_s, properties))
+    sample = max(2, int(plan.mutants_s / max(1.0, costs.mutant()))) if plan.mutants_s else 0
+    if plan.mutants_s:
+        def mutants_task() -> Any:
+            from pcfuzz.nightly.mutants import run_mutants
+
+            began = time.monotonic()
+            result = run_mutants(budget_s=max(0.0, plan.mutants_s - 2.0), sample=sample,
+                                 stream=out, env=subprocess_env(layout))
+            used["mutants"] = time.monotonic() - began
+            result["duration_s"] = round(used["mutants"], 1)
+            result["planned_sample"] = len(result.get("mutants") or []) or sample
+            return result
+        stage.fixed.append(("mutants", plan.mutants_s, mutants_task))
+    count = {"n": 0}
+
+    def fuzz(fuzzer: str, slot: float, deadline: float, round_: int) -> dict[str, Any]:
+        count["n"] += 1
+        target = by_fuzzer[fuzzer]
+        label = f"[{target.name}{'' if round_ == 1 else f' round {round_}'}]"
+        if slot < 1.0:
+            reason = f"not run: {slot:.1f}s left for it (the budget is too small)"
+            out.write(f"{label} {reason}\n")
+            return {**skipped_target(target, opts, reason), "round": round_}
+        return fuzz_one(target, slot, opts, label, out, deadline=deadline - STOP_GRACE_S,
+                        startup_s=plan.startup_s.get(fuzzer, 0.0), round_=round_,
+                        should_stop=plateaued)
+
+    stage1_began = time.monotonic()
+    campaigns = stage.run([t.fuzzer for t in targets], fuzz,
+                          min_slot_s=MIN_FUZZ_S + max(plan.startup_s.values(), default=0.0))
+    used["fuzzing"] = time.monotonic() - stage1_began
+    rows = [merge_rounds([r for r in campaigns if r["fuzzer"] == t.fuzzer]) for t in targets]
+    props_result = stage.results.get("properties")
+    if props_result is not None:
+        props, cases = props_result
+    else:
+        props, cases = run_properties(opts, layout, "off", 0.0, out)
+    mutants: dict[str, Any] = stage.results.get("mutants") or {
+        "status": "off", "killed": 0, "total": 0, "survivors": []}
+
+    # ---- stage 2: the coverage replay and the minimization, side by side
+    end2 = t0 + plan.stage2_s
+    coverage = _coverage_off("off" if not opts.coverage else "unavailable (install the "
+                             "harness extra: coverage)")
+    threads = []
+    if cov_data is not None:
+        box: dict[str, Any] = {}
+
+        def coverage_task() -> None:
+            began = time.monotonic()
+            box["coverage"] = _run_coverage(opts, layout, cov_data,
+                                            min(end2, began + plan.coverage_s + 4.0), out)
+            used["coverage"] = time.monotonic() - began
+        threads.append(threading.Thread(target=coverage_task))
+    if opts.minimize and plan.minimize_s:
+        def minimize_task() -> None:
+            began = time.monotonic()
+            minimize_phase(targets, rows, end2, out)
+            used["minimization"] = time.monotonic() - began
+        threads.append(threading.Thread(target=minimize_task))
+    if plan.jobs == 1:
+        for thread in threads:
+            thread.start()
+            thread.join()
+    else:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    if cov_data is not None:
+        coverage = box.get("coverage") or _coverage_off("failed: no result")
+        coverage["planned"] = True
+
+    # ---- the report
+    report_began = time.monotonic()
     new_crashes = sum(1 for r in rows for c in r["crashes"] if c["new"])
-    failed = new_crashes > 0 or props["failed"] > 0 or props["errors"] > 0
-    failed = failed or any(r["status"] == "error" for r in rows)
     summary: dict[str, Any] = {
         "format": "pcfuzz-summary/1",
         "started": started_wall,
         "finished": now(),
         "duration_s": 0.0,
         "budget_s": opts.budget_s,
-        "jobs": opts.jobs,
+        "jobs": plan.jobs,
         "tools": tool_versions(),
-        "exit_status": 1 if failed else 0,
+        "complete": True,
+        "incomplete_reasons": [],
+        "exit_status": 0,
         "new_crashes": new_crashes,
+        "plan": {"shortfalls": plan.shortfalls, "min_examples": plan.min_examples,
+                 "stage1_s": round(plan.stage1_s, 1), "stage2_s": round(plan.stage2_s, 1),
+                 "fuzz_core_s": round(plan.fuzz_core_s, 1)},
         "phases": [],
         "targets": rows,
         "properties": props,
         "coverage": coverage,
         "mutants": mutants,
     }
+    reasons = incomplete_reasons(summary, plan.shortfalls)
+    summary.update(complete=not reasons, incomplete_reasons=reasons,
+                   exit_status=exit_status(summary, reasons))
     summary["findings"] = findings(summary)
     md = write_markdown(report, summary)  # first pass: a report exists even if cut short
     write_junit(report, summary, cases)
-    clock.end()
-    summary["phases"] = clock.rows()
-    summary["duration_s"] = round(time.monotonic() - clock.started, 1)
+    used["report"] = time.monotonic() - report_began
+    summary["phases"] = [dict(row, used_s=round(used.get(row["name"], 0.0), 1))
+                         for row in plan.rows()]
+    summary["duration_s"] = round(time.monotonic() - t0, 1)
     summary["finished"] = now()
     write_summary(report, summary)
     history = opts.history or report.parent / "history.jsonl"
     append_history(history, summary)
     md = write_markdown(report, summary, history)
+    _update_costs(costs, rows, props, coverage, mutants).save(costs_path)
     sys.stdout.write(md.read_text(encoding="utf-8"))
     sys.stdout.flush()
-    stream.write(
-        f"pcfuzz nightly: {new_crashes} new crash(es); report in {report}/summary.md\n"
-    )
+    verdict = ("complete" if summary["complete"]
+               else f"INCOMPLETE ({len(reasons)} reason(s), listed at the top of the report)")
+    out.write(f"pcfuzz nightly: {new_crashes} new crash(es); {verdict}; report in "
+              f"{report}/summary.md; exit {summary['exit_status']}\n")
     return int(summary["exit_status"])

@@ -4,7 +4,6 @@ and its JUnit and per-test records read back into the report."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
@@ -98,12 +97,18 @@ def _short(nodeid: str) -> str:
 
 def run_properties(
     opts: NightlyOptions, layout: Layout, mode: str, deadline: float, stream: IO[str],
-    coverage_data: Path | None = None,
+    coverage_data: Path | None = None, min_examples: int = 1,
+    hard_deadline: float | None = None,
 ) -> tuple[dict[str, Any], list[ET.Element]]:
     """Run the property suite until ``deadline`` (``time.monotonic()``): the plugin sizes
     each test's examples so that all of them run; at the deadline pytest gets SIGINT
     (it still writes its JUnit file), 3 s later SIGKILL."""
     budget = max(0.0, deadline - time.monotonic())
+    # The examples are sized to end by ``deadline``; a collection slower than planned
+    # (a loaded machine) may still run every test, one example each (the minimum),
+    # until ``hard_deadline``, when pytest is stopped.
+    hard = max(deadline, hard_deadline if hard_deadline is not None else deadline)
+    hard_budget = max(0.0, hard - time.monotonic())
     checkout = checkout_root()
     base = checkout if checkout is not None else Path.cwd()
     db = opts.hypothesis_db or os.environ.get("PCFUZZ_HYPOTHESIS_DB") or str(
@@ -114,6 +119,10 @@ def run_properties(
     info: dict[str, Any] = {
         "mode": mode,
         "profile": "nightly",
+        "paths": tests,
+        "selected": None,
+        "collect_s": None,
+        "min_examples": min_examples,
         "database": db if not Path(db).is_absolute() else rel(Path(db), base),
         "budget_s": round(budget, 1),
         "duration_s": 0.0,
@@ -131,6 +140,8 @@ def run_properties(
         return info, []
     junit = opts.report_dir / "properties-junit.xml"
     per_test = opts.report_dir / "logs" / "properties.json"
+    session = opts.report_dir / "logs" / "properties-session.json"
+    session.unlink(missing_ok=True)
     costs = layout.work_dir / "property_costs.json"
     for stale in [junit, *per_test.parent.glob(per_test.name + "*")]:
         stale.unlink(missing_ok=True)
@@ -140,10 +151,9 @@ def run_properties(
         sys.executable, "-m", "pytest", "-p", "pcfuzz.nightly.pytest_budget", "-p", "no:cacheprovider",
         "-q", "--hypothesis-show-statistics", f"--junitxml={junit}",
     ]
-    if opts.jobs > 1 and importlib.util.find_spec("xdist") is not None:
-        cmd += ["-n", str(opts.jobs)]
     cmd += tests
     started = time.monotonic()
+    started_wall = time.time()
     env = subprocess_env(
         layout,
         {
@@ -155,9 +165,14 @@ def run_properties(
             "PCFUZZ_PROPERTY_DEADLINE": str(time.time() + budget - PYTEST_STOP_S - min(
                 FINISH_RESERVE_S + (COVERAGE_SAVE_S if coverage_data is not None else 0.0),
                 FINISH_RESERVE_SHARE * budget)),
+            "PCFUZZ_PROPERTY_HARD_DEADLINE": str(time.time() + hard_budget - PYTEST_STOP_S - min(
+                FINISH_RESERVE_S + (COVERAGE_SAVE_S if coverage_data is not None else 0.0),
+                FINISH_RESERVE_SHARE * hard_budget)),
             "PCFUZZ_PROPERTY_FAILURES": str(failures_dir),
             "PCFUZZ_PROPERTY_COSTS": str(costs),
             "PCFUZZ_PROPERTY_REPORT": str(per_test),
+            "PCFUZZ_PROPERTY_SESSION": str(session),
+            "PCFUZZ_PROPERTY_MIN_EXAMPLES": str(min_examples),
             "PCFUZZ_NIGHTLY": "1",
             "PCFUZZ_PROPERTIES_ONLY": "1",
         },
@@ -182,7 +197,7 @@ def run_properties(
             stdin=subprocess.DEVNULL,
         )
         try:
-            proc.wait(timeout=max(0.1, deadline - PYTEST_STOP_S - time.monotonic()))
+            proc.wait(timeout=max(0.1, hard - PYTEST_STOP_S - time.monotonic()))
         except subprocess.TimeoutExpired:
             stopped = True
             proc.send_signal(signal.SIGINT)
@@ -193,6 +208,15 @@ def run_properties(
                 proc.wait()
     info["duration_s"] = round(time.monotonic() - started, 2)
     info["exit_code"] = proc.returncode
+    try:
+        facts = json.loads(session.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        facts = {}
+    if type(facts) is dict:
+        if type(facts.get("selected")) is int:
+            info["selected"] = facts["selected"]
+        if type(facts.get("collected_at")) in (int, float):
+            info["collect_s"] = round(max(0.0, facts["collected_at"] - started_wall), 2)
     _merge_worker_files(costs)
     records = _read_records(per_test)
     cases: list[ET.Element] = []

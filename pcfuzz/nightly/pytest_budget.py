@@ -17,7 +17,14 @@ cost so that the whole suite fits the property share of the budget.
   passed and it had not failed, is reported as passed (``stopped_because``: "its time
   was up after N examples"), so the tests after it still run, and pytest ends on its
   own, writes its JUnit file and exits 0 when every test passed.
+- ``PCFUZZ_PROPERTY_HARD_DEADLINE`` (seconds since the epoch, later than the deadline):
+  a test still starts until then, with the minimum of examples: a collection slower
+  than planned does not leave tests unrun while the night still has time.
 - ``PCFUZZ_PROPERTY_MAX_EXAMPLES`` (int): a lower ceiling (``--properties quick``).
+- ``PCFUZZ_PROPERTY_MIN_EXAMPLES`` (int): no test is planned fewer examples (the
+  nightly sets 10 from a 600 s budget; its plan sized the share for it).
+- ``PCFUZZ_PROPERTY_SESSION`` (JSON file): written when collection ends: how many
+  tests were selected and when, for the nightly's completeness check and its plan.
 - ``PCFUZZ_PROPERTY_COSTS`` (JSON file): seconds per example and per-test overhead by
   node id, read before the run and updated after it (the overhead is bounded by the
   test's whole measured time).
@@ -62,6 +69,7 @@ _state: dict[str, Any] = {
     "stats": {},
     "runs": {},
     "ends": {},
+    "hard": None,
 }
 
 
@@ -104,7 +112,11 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _is_property(item: pytest.Item) -> bool:
-    return bool(getattr(getattr(item, "obj", None), "is_hypothesis_test", False))
+    """A hypothesis test (``@given``, a state machine) or a conformance-kit test
+    (``pcfuzz_conformance``, which runs hypothesis inside)."""
+    obj = getattr(item, "obj", None)
+    return bool(getattr(obj, "is_hypothesis_test", False)
+                or getattr(obj, "pcfuzz_conformance", False))
 
 
 def pytest_collection_modifyitems(
@@ -116,6 +128,14 @@ def pytest_collection_modifyitems(
         if dropped:
             config.hook.pytest_deselected(items=dropped)
         items[:] = keep
+    facts = os.environ.get("PCFUZZ_PROPERTY_SESSION")
+    if facts:
+        # What the nightly needs to tell "collected every selected test" and to plan
+        # the next night's collection. Written here, once collection is whole: pytest
+        # also calls pytest_collection_finish when collection is interrupted, with the
+        # items found so far.
+        Path(facts + _worker_suffix()).write_text(json.dumps(
+            {"selected": len(items), "collected_at": time.time()}) + "\n", encoding="utf-8")
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -132,12 +152,16 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         _state["coverage"] = cov
     deadline = os.environ.get("PCFUZZ_PROPERTY_DEADLINE")
     budget = os.environ.get("PCFUZZ_PROPERTY_BUDGET_S")
+    hard = os.environ.get("PCFUZZ_PROPERTY_HARD_DEADLINE")
     if deadline:
         _state["deadline"] = float(deadline) - RESERVE_S
     elif budget:
         _state["deadline"] = time.time() + float(budget) - RESERVE_S
+    if _state["deadline"] is not None:
+        _state["hard"] = max(_state["deadline"], float(hard) - RESERVE_S if hard else 0.0)
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)
     _state["left"] = max(1, -(-len(session.items) // max(1, workers)))
+
 
 
 def _apply_max_examples(item: pytest.Item, n: int) -> int:
@@ -172,17 +196,29 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
             record["planned"] = _apply_max_examples(item, max(1, int(cap)))
         return
     now = time.time()
-    if now > deadline:
+    hard = _state.get("hard") or deadline
+    if now > hard:
         record["reason"] = "nightly property budget exhausted"
         pytest.skip("nightly property budget exhausted")
     if not _is_property(item):
+        return
+    if now > deadline:
+        # past the share the examples were sized for (collection ran long): the
+        # minimum, while the stage still has time
+        floor = max(1, int(os.environ.get("PCFUZZ_PROPERTY_MIN_EXAMPLES") or 1))
+        record["planned"] = _apply_max_examples(item, floor)
+        _state["ends"][item.nodeid] = hard
         return
     cost = _state["costs"].get(item.nodeid, {})
     per_example = float(cost.get("per_example_s", DEFAULT_COST_S)) or DEFAULT_COST_S
     overhead = float(cost.get("overhead_s", DEFAULT_OVERHEAD_S))
     slice_s = (deadline - now) / left
     wanted = int((slice_s - overhead) / per_example)
-    record["planned"] = _apply_max_examples(item, max(1, min(wanted, _ceiling())))
+    floor = max(1, int(os.environ.get("PCFUZZ_PROPERTY_MIN_EXAMPLES") or 1))
+    record["planned"] = _apply_max_examples(item, min(max(floor, wanted), _ceiling()))
+    if getattr(getattr(item, "obj", None), "pcfuzz_conformance", False):
+        # a kit test runs its families through hypothesis itself: size them by its option
+        item.config.option.pcfuzz_max_examples = record["planned"]
     record["slice_s"] = round(slice_s, 2)
     # a test whose examples cost more than measured stops (after at least one) past
     # its slice with some slack, so the tests after it still run

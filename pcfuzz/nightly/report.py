@@ -200,13 +200,35 @@ def _finding_lines(summary: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _target_note(row: dict[str, Any]) -> str:
+    """Why a target ran as it did: its error, its rounds, an early plateau."""
+    parts = []
+    if row.get("error"):
+        parts.append(str(row["error"]))
+    rounds = row.get("rounds") or []
+    if len(rounds) > 1:
+        parts.append(f"{len(rounds)} rounds")
+    if row.get("plateaued") or any(r.get("plateaued") for r in rounds):
+        parts.append("stopped at a plateau")
+    text = "; ".join(parts) or "-"
+    return escape(text[:300]).replace("|", "\\|").replace("\n", " ")
+
+
 def write_markdown(
     report_dir: Path, summary: dict[str, Any], history: Path | None = None
 ) -> Path:
     """A person's view of ``summary.json`` (and, with ``history``, the trend)."""
-    lines = [
-        "# pcfuzz nightly report",
-        "",
+    lines = ["# pcfuzz nightly report", ""]
+    reasons = summary.get("incomplete_reasons") or []
+    if reasons:
+        lines += [f"**INCOMPLETE**: this run did less than it planned (exit status "
+                  f"{summary['exit_status']}); every reason:", ""]
+        lines += [f"- {escape(r)}" for r in reasons]
+        lines.append("")
+    elif "complete" in summary:
+        lines += ["**Complete**: every target executed, every selected property test ran, "
+                  "every planned phase did its work.", ""]
+    lines += [
         f"- started {summary['started']}, took {summary['duration_s']:.0f} s "
         f"(budget {summary['budget_s']:.0f} s, jobs {summary['jobs']})",
         "- tools: " + ", ".join(f"{k} {v}" for k, v in summary["tools"].items()),
@@ -214,12 +236,13 @@ def write_markdown(
         "",
         "## Fuzz targets",
         "",
-        "| target | status | time s | executions | exec/s | cov | ft | corpus before | "
-        "corpus after | new crashes |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| target | status | time s | fuzzing s | executions | exec/s | cov | ft | "
+        "corpus before | corpus after | new crashes | note |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     if summary.get("phases"):
-        lines[4:4] = [
+        at = lines.index("## Fuzz targets") - 1
+        lines[at:at] = [
             "- phases (planned / used s): "
             + ", ".join(f"{p['name']} {p['planned_s']:.0f} / {p['used_s']:.0f}"
                         for p in summary["phases"]),
@@ -227,10 +250,12 @@ def write_markdown(
     for t in summary["targets"]:
         new = sum(1 for c in t["crashes"] if c["new"])
         lines.append(
-            f"| {t['name']} | {t['status']} | {t['duration_s']:.0f} | {t['executions']:,} | "
+            f"| {t['name']} | {t['status']} | {t['duration_s']:.0f} | "
+            f"{float(t.get('fuzz_s') or 0.0):.0f} | {t['executions']:,} | "
             f"{_n(t['exec_per_s'])} | {t['coverage']['cov']} | {t['coverage']['ft']} | "
             f"{t['corpus_before']['files']} ({_kb(t['corpus_before']['bytes'])}) | "
-            f"{t['corpus_after']['files']} ({_kb(t['corpus_after']['bytes'])}) | {new} |"
+            f"{t['corpus_after']['files']} ({_kb(t['corpus_after']['bytes'])}) | {new} | "
+            f"{_target_note(t)} |"
         )
     lines += _finding_lines(summary)
     crashes = [(t, c) for t in summary["targets"] for c in t["crashes"]]
