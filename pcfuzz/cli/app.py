@@ -21,6 +21,7 @@ Fuzzing this project's parsers:
   pcfuzz list                                  targets, corpora, last runs
   pcfuzz fuzz TARGET [--time S]                one campaign of one target
   pcfuzz nightly [--budget S] [--report DIR]   every target, the property suite, report
+  pcfuzz report merge DIR... --out DIR         join the reports of a sharded night
   pcfuzz minimize [TARGET ...]                 merge-minimize corpora
   pcfuzz triage DIR                            group crash artifacts, minimize each
   pcfuzz promote FILE [--target T]             keep a crash or property failure
@@ -56,17 +57,19 @@ def _commands() -> tuple[ModuleType, ...]:
         nightly,
         promote,
         replay,
+        report,
         show,
         triage,
     )
 
-    return (list_targets, fuzz, nightly, minimize, triage, promote, replay, show, mutants,
-            bench, check, conform, drift)
+    return (list_targets, fuzz, nightly, report, minimize, triage, promote, replay, show,
+            mutants, bench, check, conform, drift)
 
 
 #: The names of the subcommands, in the order of ``pcfuzz --help``.
-COMMANDS: tuple[str, ...] = ("list", "fuzz", "nightly", "minimize", "triage", "promote",
-                             "replay", "show", "mutants", "bench", "check", "conform", "drift")
+COMMANDS: tuple[str, ...] = ("list", "fuzz", "nightly", "report", "minimize", "triage",
+                             "promote", "replay", "show", "mutants", "bench", "check",
+                             "conform", "drift")
 
 
 def _epilog() -> str:

@@ -8,8 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from pcfuzz.cli.common import add_command, layout_of
+from pcfuzz.errors import UsageError
 from pcfuzz.nightly.pipeline import NightlyOptions, run_nightly
 from pcfuzz.nightly.plan import default_jobs
+from pcfuzz.nightly.shard import Shard, parse_shard
 
 NAME = "nightly"
 HELP = "every target, the property suite, minimization, report"
@@ -23,6 +25,13 @@ Exit status: 0 clean (everything planned ran, nothing found); 1 a finding (a
 new crash, a failing property test); 2 usage error; 3 incomplete (a target
 executed nothing, tests were not collected or not run, a phase did less than
 planned): summary.md opens with the reasons."""
+
+
+def _shard(text: str) -> Shard:
+    try:
+        return parse_shard(text)
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -40,7 +49,15 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    help="seconds for the property suite (default: 30%% of the budget)")
     p.add_argument("--property-tests", nargs="*",
                    help="pytest paths (default: a checkout's tests/; installed: none, off)")
-    p.add_argument("--hypothesis-db", help="example database directory (CI caches it)")
+    p.add_argument("--hypothesis-db", help="the local example database directory (CI caches "
+                   "it; default .hypothesis/nightly-db in a checkout, .pcfuzz/hypothesis-db "
+                   "installed)")
+    p.add_argument("--database", metavar="URL",
+                   help="the example database every property test uses: a path, or "
+                   "redis://host:port/db shared by every runner (needs the scale extra; "
+                   "multiplexed with the local one)")
+    p.add_argument("--database-readonly", action="store_true",
+                   help="replay what the database holds, write nothing to it (pull requests)")
     p.add_argument("--no-minimize", action="store_true",
                    help="skip the corpus minimization phase (its share goes to fuzzing)")
     p.add_argument("--target", action="append", help="only these targets (repeatable)")
@@ -50,6 +67,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    help="run the mutants phase (default: on from a 300 s budget)")
     p.add_argument("--history", help="JSON-lines file each night's summary is appended to "
                    "(default: REPORT/../history.jsonl)")
+    p.add_argument("--shard", metavar="I/N", type=_shard,
+                   help="run shard I of N: the targets, property tests and mutants whose "
+                   "name hashes to it (join the shards' reports with pcfuzz report merge)")
     return p
 
 
@@ -62,10 +82,13 @@ def run(args: argparse.Namespace) -> int:
         property_budget_s=args.property_budget,
         property_tests=args.property_tests or [],
         hypothesis_db=args.hypothesis_db,
+        database=args.database,
+        database_readonly=args.database_readonly,
         minimize=not args.no_minimize,
         targets=args.target or [],
         coverage=not args.no_coverage,
         mutants=args.mutants,
         history=Path(args.history).resolve() if args.history else None,
+        shard=args.shard,
     )
     return run_nightly(layout_of(args), opts)

@@ -30,6 +30,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pcfuzz.nightly.shard import Shard
+
 __all__ = [
     "Costs",
     "LONG_NIGHT_S",
@@ -89,6 +91,10 @@ class NightlyOptions:
     property_budget_s: float | None = None
     property_tests: list[str] = field(default_factory=list)
     hypothesis_db: str | None = None
+    #: the example database every property test uses (a path or redis://...; None:
+    #: the local ``hypothesis_db``), and whether the run may not write to it
+    database: str | None = None
+    database_readonly: bool = False
     minimize: bool = True
     targets: list[str] = field(default_factory=list)
     #: line/branch coverage of contracts/ and the transition replay (needs coverage.py)
@@ -99,6 +105,8 @@ class NightlyOptions:
     history: Path | None = None
     #: extra environment for the property run (tests use it)
     extra_env: dict[str, str] = field(default_factory=dict)
+    #: this runner's part of a sharded night (``--shard I/N``); ``None``: everything
+    shard: Shard | None = None
 
     def mutants_on(self) -> bool:
         return self.budget_s >= MUTANTS_MIN_BUDGET_S if self.mutants is None else self.mutants
