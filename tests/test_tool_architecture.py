@@ -311,3 +311,16 @@ def test_tables_keyed_by_contract_cover_the_registry() -> None:
                   transitions.CONTRACTS, fixture_docs.EXPECTED, sdk_oracles.CONTRACT_SDK):
         assert set(table) == set(NAMES), table
     assert conformance.CONTRACTS == NAMES
+
+
+def test_no_test_module_imports_another_test_module() -> None:
+    """Shared helpers live in ``tests/_<name>.py``; importing a test module would run
+    its tests' collection twice and tie one module's tests to another's names."""
+    offenders = []
+    for path in sorted((ROOT / "tests").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([node.module or ""] if isinstance(node, ast.ImportFrom)
+                     else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+            offenders += [f"{path.name}:{node.lineno}: {n}" for n in names  # type: ignore[attr-defined]
+                          if n.split(".")[0].startswith(("test_", "conftest"))]
+    assert not offenders, "\n".join(offenders)
