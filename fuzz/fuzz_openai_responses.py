@@ -26,7 +26,7 @@ from typing import Any
 
 import atheris
 
-from pcfuzz.strategies import openai_responses as model_streams
+from pcfuzz.strategies import openai_responses_model as model_streams
 
 with atheris.instrument_imports():
     from pcfuzz.contracts import strict_json

@@ -24,7 +24,7 @@ with atheris.instrument_imports():
     from pcfuzz.contracts.provenance import validate_source_url
 
 # The oracle is harness code (an independent model); it is not instrumented.
-from pcfuzz.strategies.source_urls import accepted_url_problem
+from pcfuzz.strategies.source_url_model import accepted_url_problem
 
 PROVIDERS = ("openai", "anthropic", "google")
 
