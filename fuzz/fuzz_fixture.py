@@ -25,7 +25,9 @@ from urllib.parse import urlsplit
 
 import atheris
 
-with atheris.instrument_imports():
+from pcfuzz.fuzz.harness.instrument import contracts, instrument
+
+with instrument(*contracts("errors", "strict_json", "sse", "provenance", "fixtures")):
     from pcfuzz.contracts.errors import FixtureError
     from pcfuzz.contracts.fixtures import Fixture, load_fixture_bytes
 

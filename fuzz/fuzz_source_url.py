@@ -19,7 +19,9 @@ import sys
 
 import atheris
 
-with atheris.instrument_imports():
+from pcfuzz.fuzz.harness.instrument import contracts, instrument
+
+with instrument(*contracts("errors", "provenance")):
     from pcfuzz.contracts.errors import SourceURLError
     from pcfuzz.contracts.provenance import validate_source_url
 

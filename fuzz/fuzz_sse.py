@@ -28,7 +28,9 @@ from typing import Any
 
 import atheris
 
-with atheris.instrument_imports():
+from pcfuzz.fuzz.harness.instrument import contracts, instrument
+
+with instrument(*contracts("errors", "sse")):
     from pcfuzz.contracts.errors import ContractError
     from pcfuzz.contracts.sse import SSEDecoder, SSEEvent
 

@@ -42,7 +42,9 @@ from typing import Any
 
 import atheris
 
-with atheris.instrument_imports():
+from pcfuzz.fuzz.harness.instrument import contracts, instrument
+
+with instrument(*contracts("errors", "strict_json")):
     from pcfuzz.contracts import strict_json
     from pcfuzz.contracts.errors import ContractError, LimitExceeded
     from pcfuzz.contracts.strict_json import DEFAULT_LIMITS, JSONLimits, loads
