@@ -3,7 +3,8 @@ target the way libFuzzer starts it (by path, nothing imported before), optionall
 run its seed corpus, and print one JSON report on stdout:
 
 * ``modules``: every module name in ``sys.modules`` after the target's imports;
-* ``instrumented``: the modules ``fuzz.harness.instrument`` patched;
+* ``instrumented``: the modules ``fuzz.harness.instrument`` patched, and ``cached``:
+  those it loaded from its cache;
 * ``patched_elsewhere``: functions carrying atheris's marker in a module outside
   ``pcfuzz.contracts`` (the standard library, the strategies, the harness, the target);
 * ``unpatched``: functions defined in an instrumented module that run unpatched code;
@@ -83,6 +84,7 @@ def main(argv: list[str]) -> int:
     report: dict[str, Any] = {
         "modules": sorted(sys.modules),
         "instrumented": sorted(instrument.INSTRUMENTED),
+        "cached": sorted(instrument.CACHED),
         "counters": counters,
         "patched_elsewhere": [],
         "unpatched": [],
