@@ -25,9 +25,11 @@ from pathlib import Path
 from pcfuzz._data import checkout_root
 from pcfuzz._data import fuzz_dir as shipped_fuzz_dir
 from pcfuzz.errors import UsageError
+from pcfuzz.fuzz.harness import INSTRUMENT_CACHE_VARIABLE
 
 __all__ = [
     "INSTALLED_REGRESSIONS_DIR",
+    "INSTRUMENT_CACHE_VARIABLE",
     "INSTALLED_WORK_DIR",
     "Layout",
     "LayoutError",
@@ -269,7 +271,10 @@ def subprocess_env(layout: Layout, extra: dict[str, str] | None = None) -> dict[
     ``PATH``; the project root goes on ``PYTHONPATH`` so a target run as a script
     imports the code under test (not for the installed targets: ``pcfuzz`` is
     importable, and its folders must not become top-level names); a fixed hash seed
-    keeps coverage counts comparable between runs (corpus minimization compares them).
+    keeps coverage counts comparable between runs (corpus minimization compares them);
+    the targets' instrumented modules are cached in ``instrumented/`` of the work
+    directory (``fuzz/harness/instrument.py``) unless the caller's environment names
+    another place.
     """
     env = dict(os.environ)
     bindir = str(Path(sys.executable).parent)
@@ -279,6 +284,8 @@ def subprocess_env(layout: Layout, extra: dict[str, str] | None = None) -> dict[
         env["PYTHONPATH"] = os.pathsep.join(p for p in [root, env.get("PYTHONPATH", "")] if p)
     env.setdefault("PYTHONHASHSEED", "0")
     env["PYTHONUNBUFFERED"] = "1"
+    # Patched (instrumented) modules kept between starts, beside the corpora.
+    env.setdefault(INSTRUMENT_CACHE_VARIABLE, str(layout.work_dir / "instrumented"))
     if extra:
         env.update(extra)
     return env
