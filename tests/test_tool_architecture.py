@@ -6,7 +6,7 @@ contracts exists once.
 The layers, bottom to top (``docs/architecture.md``, "The tool's house"):
 
     contracts  <-  strategies  <-  fuzz/harness  <-  fuzz/fuzz_*.py (the targets)
-    contracts, strategies, fuzz/harness, pcfuzz.{errors,registry,_data}  <-  engine
+    contracts, strategies, fuzz/harness, pcfuzz.{errors,registry,_data,files}  <-  engine
     engine  <-  nightly, bench;   conform;   cli  ->  engine, nightly, conform, bench
 """
 
@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: Leaf modules of the tool every layer above the fuzz targets may use.
 BASE = ("pcfuzz.contracts", "pcfuzz.strategies", "pcfuzz.errors", "pcfuzz.registry",
-        "pcfuzz._data")
+        "pcfuzz._data", "pcfuzz.files")
 #: layer -> the pcfuzz packages/modules its modules may import (besides themselves).
 ALLOWED: dict[str, tuple[str, ...]] = {
     "pcfuzz.strategies": ("pcfuzz.contracts", "pcfuzz._data"),
@@ -37,8 +37,8 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "pcfuzz.conform": (*BASE, "pcfuzz.fuzz.harness"),
     "pcfuzz.cli": (*BASE, "pcfuzz.fuzz.harness", "pcfuzz.engine", "pcfuzz.nightly",
                    "pcfuzz.conform", "pcfuzz.bench"),
-    # the top-level modules: stdlib and the contracts only
-    "pcfuzz": ("pcfuzz.contracts",),
+    # the top-level modules: stdlib, the contracts and the error classes only
+    "pcfuzz": ("pcfuzz.contracts", "pcfuzz.errors"),
 }
 #: Old public names, one-line re-exports kept for one release: they may import the
 #: tool (that is all they do), and nothing of the project may import them.

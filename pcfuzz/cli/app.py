@@ -4,7 +4,10 @@ where an outcome becomes an exit status."""
 from __future__ import annotations
 
 import argparse
+import io
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import ModuleType
 
 from pcfuzz.errors import EXIT_INCOMPLETE, EXIT_STATUSES, EXIT_USAGE, Incomplete, UsageError
@@ -122,17 +125,40 @@ def exit_status(exc: BaseException) -> int | None:
     return None
 
 
+@contextmanager
+def _printable_streams() -> Iterator[None]:
+    """Standard output and error that never fail on a character they cannot encode
+    (a file name that is not UTF-8, a strict ASCII terminal): backslash escapes."""
+    changed = []
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+            try:
+                stream.reconfigure(errors="backslashreplace")
+                changed.append(stream)
+            except (OSError, ValueError):
+                pass
+    try:
+        yield
+    finally:
+        for stream in changed:
+            try:
+                stream.reconfigure(errors="strict")
+            except (OSError, ValueError):
+                pass
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``pcfuzz`` and ``python -m pcfuzz``; returns the exit status."""
     args_list = sys.argv[1:] if argv is None else argv
     if args_list == ["--version"]:  # answered without building every subcommand
         print(f"pcfuzz {_version()}")
         return 0
-    args = build_parser().parse_args(args_list)
-    try:
-        return int(args.run(args))
-    except (UsageError, Incomplete, KeyboardInterrupt) as exc:
-        message = "interrupted" if isinstance(exc, KeyboardInterrupt) else str(exc)
-        print(f"pcfuzz {args.command}: {message}", file=sys.stderr)
-        status = exit_status(exc)
-        return EXIT_USAGE if status is None else status
+    with _printable_streams():
+        args = build_parser().parse_args(args_list)
+        try:
+            return int(args.run(args))
+        except (UsageError, Incomplete, KeyboardInterrupt) as exc:
+            message = "interrupted" if isinstance(exc, KeyboardInterrupt) else str(exc)
+            print(f"pcfuzz {args.command}: {message}", file=sys.stderr)
+            status = exit_status(exc)
+            return EXIT_USAGE if status is None else status

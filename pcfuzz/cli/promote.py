@@ -4,12 +4,12 @@ regression store."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from pcfuzz import files
 from pcfuzz.cli.common import add_command, layout_of
 from pcfuzz.engine.libfuzzer import minimize_crash
 from pcfuzz.engine.property_regressions import FORMAT, promote
@@ -31,7 +31,7 @@ in its report) is replayed against the contracts and stored for
 tests/test_property_regressions.py instead; it needs no --target.
 
 Exit status: 0 stored; 1 the input does not fail (nothing to promote); 2 usage
-error."""
+error (a missing or refused file)."""
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -51,10 +51,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     layout = layout_of(args)
-    artifact = Path(args.artifact).resolve()
-    if not artifact.is_file():
-        raise UsageError(f"no such input file: {args.artifact} (resolved to {artifact})")
-    if _is_property_failure(artifact):
+    artifact = files.regular_file(args.artifact, "input file")
+    data = files.read_bytes(artifact, limit=files.MAX_INPUT_BYTES, what="input file")
+    if _is_property_failure(artifact, data):
         return _promote_property_failure(layout, artifact, args)
     if not args.target:
         raise UsageError("pass --target NAME for a fuzz input (only a property-failure "
@@ -62,12 +61,11 @@ def run(args: argparse.Namespace) -> int:
     target = resolve(layout, args.target)
     (outcome,) = replay(target, [artifact])
     if outcome.crash is None:
-        print(f"pcfuzz promote: {artifact} does not crash {target.name}; nothing to promote",
-              file=sys.stderr)
+        print(f"pcfuzz promote: {files.shown(artifact)} does not crash {target.name}; "
+              "nothing to promote", file=sys.stderr)
         return EXIT_FINDING
     root = layout.project_root
     fp, top = fingerprint_of(outcome.crash, root)
-    data = artifact.read_bytes()
     if not args.no_minimize and outcome.crash.kind == "crash" and len(data) > 1:
         with tempfile.TemporaryDirectory(prefix="pcfuzz-promote-") as tmp:
 
@@ -87,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         exception=outcome.crash.exception,
         message=outcome.crash.message,
         frames=top,
-        source=artifact.name,
+        source=files.shown(artifact.name),
         expect="crash" if args.expect_crash else "pass",
     )
     print(f"promoted {fp} ({len(data)} bytes) -> {entry.path}")
@@ -97,12 +95,13 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
-def _is_property_failure(path: Path) -> bool:
+def _is_property_failure(path: Path, data: bytes) -> bool:
+    """A ``.json`` object of the property-regression format."""
     if path.suffix != ".json":
         return False
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError):
+        doc = files.parse_json(data.decode("utf-8"), source=files.shown(path))
+    except (UsageError, UnicodeDecodeError):
         return False
     return isinstance(doc, dict) and doc.get("format") == FORMAT
 
@@ -114,7 +113,7 @@ def _promote_property_failure(layout: Layout, path: Path, args: argparse.Namespa
     except ValueError as exc:
         print(f"pcfuzz promote: {exc}", file=sys.stderr)
         return EXIT_FINDING
-    print(f"promoted property failure {path.stem} -> {out}")
+    print(f"promoted property failure {files.shown(path.stem)} -> {out}")
     print(f"  replay: {what}")
     print("  pytest tests/test_property_regressions.py now replays it"
           + (" as a known failure (strict xfail)" if args.expect_crash else " (red until fixed)"))

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pcfuzz import files
 from pcfuzz.cli.common import add_command, infer_target, layout_of, print_table
 from pcfuzz.engine.regressions import input_files, known_fingerprints
 from pcfuzz.engine.targets import resolve
@@ -40,15 +41,12 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     layout = layout_of(args)
-    directory = Path(args.dir).resolve()  # replay runs in the fuzz dir: no relative paths
-    if not directory.is_dir():
-        what = "a file, not a directory" if directory.is_file() else "nothing there"
-        raise UsageError(f"no such directory: {args.dir} ({what}; resolved to {directory}); "
-                         "pass the directory of crash artifacts")
+    # absolute: replay runs in the fuzz dir, where relative paths name other files
+    directory = files.directory(args.dir, "directory")
     target = resolve(layout, args.target) if args.target else infer_target(layout, directory)
     if target is None:
-        raise UsageError(f"cannot tell the target from the path {args.dir} (no fuzz_<name> "
-                         "folder in it); pass --target")
+        raise UsageError(f"cannot tell the target from the path {files.shown(args.dir)} (no "
+                         "fuzz_<name> folder in it); pass --target")
     artifacts = [p for p in input_files(directory) if p.name != "triage.json"]
     if not artifacts:
         print(f"no crash artifacts in {directory}")
