@@ -12,7 +12,7 @@ from typing import Any
 from pcfuzz import files
 from pcfuzz.cli.common import add_command, layout_of
 from pcfuzz.engine.libfuzzer import minimize_crash
-from pcfuzz.engine.property_regressions import FORMAT, promote
+from pcfuzz.engine.property_regressions import DoesNotReproduce, promote
 from pcfuzz.engine.regressions import write_entry
 from pcfuzz.engine.targets import Layout, resolve
 from pcfuzz.engine.triage import fingerprint_of, replay
@@ -28,10 +28,13 @@ as a known failure (strict xfail).
 
 A property-failure document written by the nightly (property-failures/*.json
 in its report) is replayed against the contracts and stored for
-tests/test_property_regressions.py instead; it needs no --target.
+tests/test_property_regressions.py instead; it needs no --target. Such a
+document is data: each call names a contract entry point of pcfuzz's own
+table (openai_chat.parse_events, strict_json.loads, ...); a document naming
+anything else, or malformed, is refused before any of it runs.
 
 Exit status: 0 stored; 1 the input does not fail (nothing to promote); 2 usage
-error (a missing or refused file)."""
+error (a missing or refused file, a malformed document)."""
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -95,22 +98,30 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
+#: The format of a property-failure document, every version of it (one of an older
+#: version is refused with a message rather than taken for a crash input).
+_DOCUMENT_FORMAT = "pcfuzz-property-regression/"
+
+
 def _is_property_failure(path: Path, data: bytes) -> bool:
-    """A ``.json`` object of the property-regression format."""
-    if path.suffix != ".json":
+    """A ``.json`` file naming a property-regression format that is not a JSON value
+    of another kind; it is then read and checked as one (a malformed one is a usage
+    error with the reason, not a fuzz input)."""
+    if path.suffix != ".json" or _DOCUMENT_FORMAT.encode() not in data:
         return False
     try:
         doc = files.parse_json(data.decode("utf-8"), source=files.shown(path))
     except (UsageError, UnicodeDecodeError):
-        return False
-    return isinstance(doc, dict) and doc.get("format") == FORMAT
+        return True  # load() says what is wrong with it
+    fmt = doc.get("format") if isinstance(doc, dict) else None
+    return isinstance(fmt, str) and fmt.startswith(_DOCUMENT_FORMAT)
 
 
 def _promote_property_failure(layout: Layout, path: Path, args: argparse.Namespace) -> int:
     try:
         out, what = promote(path, layout.regressions_dir,
                             expect="crash" if args.expect_crash else "pass")
-    except ValueError as exc:
+    except DoesNotReproduce as exc:
         print(f"pcfuzz promote: {exc}", file=sys.stderr)
         return EXIT_FINDING
     print(f"promoted property failure {files.shown(path.stem)} -> {out}")
