@@ -7,23 +7,31 @@ Each test pins one finding measured from outside the project:
   the pytest replay of the store alike);
 - a FIFO, a device, a terminal on standard input or a symlink loop is refused with a
   message, never waited on, never a traceback;
-- malformed documents, corrupt sidecars and names that are not UTF-8 are a usage error
-  (2) or a message, never a traceback.
+- malformed documents, corrupt sidecars, names that are not UTF-8, bad numbers, a
+  missing ``harness`` extra, ``pcfuzz mutants`` with nothing to judge: each is a usage
+  error (2) or incomplete (3) with a message;
+- an exception no subcommand anticipated is a bug: one line, the traceback in a file,
+  exit status 70; Ctrl-C is 130, a full disk on standard output 3, a reader that stops
+  early ends the run quietly (subprocesses: what an in-process run cannot show).
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import pty
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pcfuzz.cli import main
+from pcfuzz.cli import build_parser, main
+from pcfuzz.cli.common import count, jobs, megabytes, seconds, seconds_or_zero, whole_seconds
 from pcfuzz.contracts.errors import ContractError
 from pcfuzz.engine import entry_points
 from pcfuzz.engine.property_regressions import (
@@ -36,6 +44,7 @@ from pcfuzz.engine.property_regressions import (
 )
 from pcfuzz.engine.regressions import entries
 from pcfuzz.engine.show import Recorder, recording
+from pcfuzz.errors import EXIT_BUG, HARNESS_MODULES
 
 REPO = Path(__file__).resolve().parent.parent
 SEED = REPO / "fuzz" / "corpus" / "fuzz_strict_json" / "array_scalars.json"
@@ -350,3 +359,230 @@ def test_a_file_name_that_is_not_utf8_is_shown_escaped_under_a_strict_locale(
     proc = _run(["check", "--contract", "openai-chat", "--json", name], tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["source"] == "capture-\\xff.sse"
+
+
+def test_drift_with_an_unknown_revision_is_a_usage_error(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    for sdk in ("openai", "anthropic", "google.genai"):
+        pytest.importorskip(sdk)
+    assert main(["drift", "--revision", "2025-01-01"]) == 2
+    err = capsys.readouterr().err
+    assert "ships no revision '2025-01-01'" in err and "Traceback" not in err
+
+
+BLOCKER = f'''\
+import sys
+
+
+class _NoHarness:
+    """The harness extra is not installed: its modules cannot be found."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {sorted(HARNESS_MODULES)!r}:
+            raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
+        return None
+
+
+sys.meta_path.insert(0, _NoHarness())
+'''
+
+
+@pytest.mark.parametrize("argv", [
+    ["conform", "--contract", "openai-chat", "--adapter",
+     "pcfuzz.conform.adapters:openai_chat", "--budget", "1"],
+    ["nightly", "--budget", "5", "--report", "report"],
+    ["mutants", "--budget", "5"],
+    ["bench", "--quick"],
+    ["fuzz", "strict-json", "--time", "1"],
+    ["minimize", "strict-json"],
+    ["replay", "strict-json"],
+    ["triage", ".", "--target", "strict-json"],
+    ["show", str(SEED), "--target", "strict-json"],
+    ["promote", str(SEED), "--target", "strict-json"],
+], ids=lambda argv: argv[0])
+def test_without_the_harness_extra_a_subcommand_names_the_install_command(
+        argv: list[str], tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(BLOCKER, encoding="utf-8")
+    here = tmp_path / "here"
+    here.mkdir()
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(site), *filter(None, [os.environ.get("PYTHONPATH")])]),
+        PCFUZZ_WORK_DIR=str(tmp_path / "work"), PCFUZZ_REGRESSIONS_DIR=str(tmp_path / "reg"))
+    proc = _run(argv, here, env=env)
+    err = proc.stderr.decode("utf-8", "replace")
+    assert proc.returncode == 2, err
+    assert err.startswith(f"pcfuzz {argv[0]}: needs the harness extra") and err.count("\n") == 1
+    assert "pip install 'pcfuzz[harness]'" in err
+    assert not any(here.iterdir()) and not (tmp_path / "work").exists()
+    # check and list need no extra
+    assert _run(["list"], here, env=env).returncode == 0
+    (here / "capture.sse").write_bytes(_sse())
+    assert _run(["check", "--contract", "openai-chat", "capture.sse"], here,
+                env=env).returncode == 0
+
+
+#: The argparse types that bound a number (every numeric option uses one).
+NUMBER_TYPES = (seconds, seconds_or_zero, whole_seconds, jobs, count, megabytes)
+#: Numeric options that take any integer (a seed).
+ANY_INTEGER = {("conform", "--seed")}
+#: Positional and required arguments that let a subcommand's options be parsed.
+REQUIRED = {"fuzz": ["strict-json"], "triage": ["."], "promote": ["x"],
+            "conform": ["--contract", "openai-chat", "--adapter", "m:f"]}
+
+
+def _numeric_options() -> list[tuple[str, str, Any]]:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    out = []
+    for name, p in sub.choices.items():  # type: ignore[attr-defined]
+        for action in p._actions:
+            if action.type in (int, float) and (name, action.option_strings[0]) not in ANY_INTEGER:
+                out.append((name, action.option_strings[0], action.type))
+            elif action.type in NUMBER_TYPES:
+                out.append((name, action.option_strings[0], action.type))
+    return out
+
+
+def test_every_numeric_option_is_bounded_by_its_type() -> None:
+    options = _numeric_options()
+    assert len(options) >= 14, options
+    unbounded = [(name, opt) for name, opt, kind in options if kind not in NUMBER_TYPES]
+    assert unbounded == [], f"plain int/float options accept -5, nan and inf: {unbounded}"
+
+
+@pytest.mark.parametrize("value", ["-5", "0", "nan", "inf", "-inf", "1e400", "10**9",
+                                   "", "5 s", "1e99"])
+def test_a_negative_zero_or_not_finite_number_is_a_usage_error(
+        value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    for name, option, kind in _numeric_options():
+        if value == "0" and kind is seconds_or_zero:
+            continue
+        with pytest.raises(SystemExit) as stop:
+            main([name, *REQUIRED.get(name, []), option, value])
+        assert stop.value.code == 2, (name, option, value)
+        err = capsys.readouterr().err
+        assert f"argument {option}" in err and "Traceback" not in err, err
+
+
+def test_mutants_with_nothing_to_judge_says_so(monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    import pcfuzz._data
+
+    assert main(["mutants", "--budget", "5", "--select", "contracts/no_such_file.py"]) == 2
+    assert "matches no mutation site" in capsys.readouterr().err
+    monkeypatch.setattr(pcfuzz._data, "checkout_root", lambda: None)  # an installed wheel
+    assert main(["mutants", "--budget", "5"]) == 2
+    err = capsys.readouterr().err
+    assert "installed pcfuzz does not ship" in err and "killed" not in err
+
+
+# -- 4. one place maps every ending to its status ------------------------------------
+
+
+def test_an_unanticipated_exception_is_a_bug_with_its_traceback_in_a_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import pcfuzz.cli.list_targets
+
+    def planted(args: object) -> int:
+        raise ZeroDivisionError("planted")
+
+    monkeypatch.setattr(pcfuzz.cli.list_targets, "run", planted)
+    assert main(["--work-dir", str(tmp_path / "work"), "list"]) == EXIT_BUG
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert "pcfuzz list: internal error, a bug in pcfuzz (ZeroDivisionError: planted)" in err
+    (report,) = (tmp_path / "work" / "bugs").glob("bug-*.txt")
+    assert str(report) in err
+    text = report.read_text(encoding="utf-8")
+    assert "Traceback" in text and "ZeroDivisionError: planted" in text and "'list'" in text
+
+
+def test_an_os_error_on_a_named_path_is_a_usage_error(
+        toy: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--fuzz-dir", str(toy), "--work-dir", "/dev/null/work", "fuzz", "toy",
+                 "--time", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("pcfuzz fuzz: cannot use /dev/null/work") and "Traceback" not in err
+
+
+def _spawn(args: list[str], cwd: Path, **kwargs: Any) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-m", "pcfuzz", *args], cwd=cwd,
+                            stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, **kwargs)
+
+
+#: The number of read(2), by machine, as /proc/PID/syscall shows it.
+READ_SYSCALL = {"x86_64": 0, "aarch64": 63}
+
+
+def _wait_until_reading_stdin(pid: int) -> None:
+    """Until the process is blocked reading file descriptor 0 (Linux), or a while."""
+    number = READ_SYSCALL.get(os.uname().machine)
+    deadline = time.monotonic() + TIMEOUT_S
+    while time.monotonic() < deadline:
+        try:
+            fields = Path(f"/proc/{pid}/syscall").read_text().split()
+        except OSError:
+            time.sleep(5)  # no way to look: past start-up on any machine this runs on
+            return
+        if number is None or (fields[:2] and fields[0] == str(number)
+                              and int(fields[1], 16) == 0):
+            return
+        time.sleep(0.05)
+
+
+def test_ctrl_c_ends_with_130_and_one_line(tmp_path: Path) -> None:
+    # a check reading standard input from a pipe nobody writes: interrupted while waiting
+    proc = subprocess.Popen([sys.executable, "-m", "pcfuzz", "check", "--contract",
+                             "openai-chat", "-"], cwd=tmp_path, stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _wait_until_reading_stdin(proc.pid)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=TIMEOUT_S)
+    assert proc.returncode == 130, err
+    assert err.decode() == "pcfuzz check: interrupted\n"
+
+
+def test_a_full_disk_on_standard_output_is_incomplete(tmp_path: Path) -> None:
+    (tmp_path / "capture.sse").write_bytes(_sse())
+    with open("/dev/full", "wb") as full:
+        proc = _spawn(["check", "--contract", "openai-chat", "capture.sse"], tmp_path,
+                      stdout=full)
+        _, err = proc.communicate(timeout=TIMEOUT_S)
+    assert proc.returncode == 3, err
+    assert err.decode().startswith("pcfuzz check: could not write standard output")
+    assert b"Traceback" not in err
+
+
+def test_a_reader_that_stops_early_ends_the_run_quietly(tmp_path: Path) -> None:
+    proc = _spawn(["--work-dir", str(tmp_path / "work"), "--help"], tmp_path,
+                  stdout=subprocess.PIPE)
+    assert proc.stdout is not None
+    proc.stdout.close()  # nobody reads: the first write fails with a broken pipe
+    _, err = proc.communicate(timeout=TIMEOUT_S)
+    assert proc.returncode in (0, 2, 3) and b"Traceback" not in err, err
+    (tmp_path / "capture.sse").write_bytes(_sse() * 200)
+    proc = _spawn(["check", "--contract", "openai-chat", "--json", "capture.sse"], tmp_path,
+                  stdout=subprocess.PIPE)
+    assert proc.stdout is not None
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=TIMEOUT_S)
+    assert proc.returncode in (1, 3) and b"Traceback" not in err, err
+
+
+def test_only_the_app_turns_an_outcome_into_an_exit_status() -> None:
+    offenders = []
+    for path in sorted((REPO / "pcfuzz" / "cli").glob("*.py")):
+        if path.name == "app.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ExceptHandler) and (
+                    node.type is None or isinstance(node.type, ast.Name)
+                    and node.type.id in {"Exception", "BaseException", "SystemExit"}):
+                offenders.append(f"{path.name}:{node.lineno}: broad except")
+            if isinstance(node, ast.Attribute) and node.attr == "exit" and isinstance(
+                    node.value, ast.Name) and node.value.id == "sys":
+                offenders.append(f"{path.name}:{node.lineno}: sys.exit")
+    assert offenders == []

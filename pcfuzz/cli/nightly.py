@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from pcfuzz.cli.common import add_command, layout_of
+from pcfuzz.cli.common import add_command, jobs, layout_of, require_harness, seconds
 from pcfuzz.nightly.pipeline import NightlyOptions, run_nightly
 
 NAME = "nightly"
@@ -26,15 +26,16 @@ planned): summary.md opens with the reasons."""
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     p = add_command(sub, NAME, HELP, DESCRIPTION)
-    p.add_argument("--budget", type=float, default=600, help="total seconds (default 600)")
-    p.add_argument("--jobs", type=int, default=1,
+    p.add_argument("--budget", type=seconds, default=600.0, metavar="S",
+                   help="total seconds (default 600)")
+    p.add_argument("--jobs", type=jobs, default=1, metavar="N",
                    help="parallel libFuzzer jobs and pytest workers (default 1)")
     p.add_argument("--report", default="reports/latest", help="report directory")
     p.add_argument("--properties", choices=["auto", "quick", "full", "off"], default="auto",
                    help="property suite: every property test, examples sized from its "
                    "measured cost up to the nightly profile's count (auto = full); quick "
                    "caps them at 20; off skips the suite")
-    p.add_argument("--property-budget", type=float,
+    p.add_argument("--property-budget", type=seconds, metavar="S",
                    help="seconds for the property suite (default: 30%% of the budget)")
     p.add_argument("--property-tests", nargs="*",
                    help="pytest paths (default: a checkout's tests/; installed: none, off)")
@@ -52,6 +53,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    require_harness("atheris", "hypothesis", "pytest")
     opts = NightlyOptions(
         budget_s=args.budget,
         jobs=args.jobs,

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from pcfuzz import files
-from pcfuzz.cli.common import add_command, layout_of
+from pcfuzz.cli.common import add_command, layout_of, require_harness, seconds
 from pcfuzz.engine.libfuzzer import minimize_crash
 from pcfuzz.engine.property_regressions import DoesNotReproduce, promote
 from pcfuzz.engine.regressions import write_entry
@@ -47,7 +47,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    help="known open bug: pytest replays it as strict xfail")
     p.add_argument("--no-minimize", action="store_true",
                    help="store the input as it is, unminimized")
-    p.add_argument("--minimize-time", type=float, default=20,
+    p.add_argument("--minimize-time", type=seconds, default=20.0, metavar="S",
                    help="seconds to minimize it (default 20)")
     return p
 
@@ -58,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
     data = files.read_bytes(artifact, limit=files.MAX_INPUT_BYTES, what="input file")
     if _is_property_failure(artifact, data):
         return _promote_property_failure(layout, artifact, args)
+    require_harness("atheris")
     if not args.target:
         raise UsageError("pass --target NAME for a fuzz input (only a property-failure "
                          "document names its own test)")

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from pcfuzz import files
-from pcfuzz.cli.common import add_command, layout_of, targets_named
+from pcfuzz.cli.common import add_command, layout_of, require_harness, targets_named
 from pcfuzz.engine.regressions import entries, input_files, mark_fixed
 from pcfuzz.engine.triage import fingerprint_of, replay
 from pcfuzz.errors import EXIT_CLEAN, EXIT_FINDING
@@ -32,6 +32,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    require_harness("atheris")
     layout = layout_of(args)
     status = EXIT_CLEAN
     for t in targets_named(layout, args.target):

@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 from pcfuzz import files
-from pcfuzz.cli.common import add_command, infer_target, layout_of
+from pcfuzz.cli.common import add_command, infer_target, layout_of, require_harness
 from pcfuzz.engine.show import render, render_json, show_input
 from pcfuzz.engine.targets import resolve
 from pcfuzz.errors import EXIT_CLEAN, EXIT_FINDING, UsageError
@@ -32,6 +32,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    require_harness("atheris")
     layout = layout_of(args)
     path = files.regular_file(args.input, "input file")
     target = resolve(layout, args.target) if args.target else infer_target(layout, path)

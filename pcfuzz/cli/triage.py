@@ -8,7 +8,14 @@ from pathlib import Path
 from typing import Any
 
 from pcfuzz import files
-from pcfuzz.cli.common import add_command, infer_target, layout_of, print_table
+from pcfuzz.cli.common import (
+    add_command,
+    infer_target,
+    layout_of,
+    print_table,
+    require_harness,
+    seconds,
+)
 from pcfuzz.engine.regressions import input_files, known_fingerprints
 from pcfuzz.engine.targets import resolve
 from pcfuzz.engine.triage import triage
@@ -34,12 +41,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--out", help="where minimized inputs go (default DIR/minimized)")
     p.add_argument("--no-minimize", action="store_true",
                    help="group only; do not minimize each crash")
-    p.add_argument("--minimize-time", type=float, default=20,
+    p.add_argument("--minimize-time", type=seconds, default=20.0, metavar="S",
                    help="seconds to minimize each crash (default 20)")
     return p
 
 
 def run(args: argparse.Namespace) -> int:
+    require_harness("atheris")
     layout = layout_of(args)
     # absolute: replay runs in the fuzz dir, where relative paths name other files
     directory = files.directory(args.dir, "directory")
