@@ -12,12 +12,15 @@ Each test pins one finding measured from outside the project:
   error (2) or incomplete (3) with a message;
 - an exception no subcommand anticipated is a bug: one line, the traceback in a file,
   exit status 70; Ctrl-C is 130, a full disk on standard output 3, a reader that stops
-  early ends the run quietly (subprocesses: what an in-process run cannot show).
+  early ends the run quietly (subprocesses: what an in-process run cannot show);
+- ``pcfuzz check`` and ``pcfuzz --help`` import no other subcommand and none of the
+  harness.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib.metadata
 import json
 import os
 import pty
@@ -31,6 +34,7 @@ from typing import Any
 import pytest
 
 from pcfuzz.cli import build_parser, main
+from pcfuzz.cli.app import TABLE
 from pcfuzz.cli.common import count, jobs, megabytes, seconds, seconds_or_zero, whole_seconds
 from pcfuzz.contracts.errors import ContractError
 from pcfuzz.engine import entry_points
@@ -586,3 +590,46 @@ def test_only_the_app_turns_an_outcome_into_an_exit_status() -> None:
                     node.value, ast.Name) and node.value.id == "sys":
                 offenders.append(f"{path.name}:{node.lineno}: sys.exit")
     assert offenders == []
+
+
+# -- 5. start-up: the chosen subcommand only -------------------------------------------
+
+
+_MODULES = "import sys\nfrom pcfuzz.cli import main\ntry:\n    main(sys.argv[1:])\n" \
+           "finally:\n    print(' '.join(sorted(sys.modules)))\n"
+
+
+def _modules_after(argv: list[str], cwd: Path) -> set[str]:
+    proc = subprocess.run([sys.executable, "-c", _MODULES, *argv], cwd=cwd,
+                          capture_output=True, text=True, timeout=TIMEOUT_S, check=False)
+    return set(proc.stdout.splitlines()[-1].split())
+
+
+def test_check_imports_neither_the_harness_nor_another_subcommand(tmp_path: Path) -> None:
+    (tmp_path / "capture.sse").write_bytes(_sse())
+    modules = _modules_after(["check", "--contract", "openai-chat", "capture.sse"], tmp_path)
+    assert "pcfuzz.fuzz.harness.verdict" in modules  # the check ran
+    assert not {m for m in modules if m.split(".")[0] in HARNESS_MODULES}
+    assert not {m for m in modules if m.startswith(
+        ("pcfuzz.nightly", "pcfuzz.conform", "pcfuzz.bench", "pcfuzz.strategies",
+         "pcfuzz.engine"))}
+    assert {m for m in modules if m.startswith("pcfuzz.cli.")} == {
+        "pcfuzz.cli.app", "pcfuzz.cli.check", "pcfuzz.cli.common"}
+    assert "pcfuzz._data" not in modules  # the epilog's lookup is for --help only
+
+
+def test_help_lists_every_subcommand_without_importing_one(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-c", _MODULES, "--help"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=TIMEOUT_S, check=False)
+    modules = set(proc.stdout.splitlines()[-1].split())
+    assert {m for m in modules if m.startswith("pcfuzz.cli.")} == {"pcfuzz.cli.app"}
+    assert not {m for m in modules if m.startswith("pcfuzz.contracts")}
+    flat = "".join(proc.stdout.split())
+    for name, _module, help in TABLE:
+        assert f"    {name} " in proc.stdout and "".join(help.split()) in flat, name
+
+
+def test_the_version_is_the_installed_metadata() -> None:
+    from pcfuzz import version
+
+    assert version() == importlib.metadata.version("pcfuzz")

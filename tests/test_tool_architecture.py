@@ -233,10 +233,11 @@ def test_fuzz_keeps_only_what_libfuzzer_sees() -> None:
 
 
 def test_every_subcommand_module_has_the_one_shape() -> None:
-    from pcfuzz.cli.app import COMMANDS
+    from pcfuzz.cli.app import COMMANDS, TABLE
 
     folder = ROOT / "pcfuzz" / "cli"
     seen = []
+    rows = {module: (name, help) for name, module, help in TABLE}
     for path in sorted(folder.glob("*.py")):
         if path.stem in {"__init__", "app", "common"}:
             continue
@@ -244,6 +245,8 @@ def test_every_subcommand_module_has_the_one_shape() -> None:
         for name in ("NAME", "HELP", "DESCRIPTION", "add_parser", "run"):
             assert hasattr(module, name), f"pcfuzz/cli/{path.name} has no {name}"
         seen.append(module.NAME)
+        # the top-level parser is built from the table: it must say what the module says
+        assert rows.get(path.stem) == (module.NAME, module.HELP), path
         # the help text is plain text for a terminal: no reST markup
         for text in (module.HELP, module.DESCRIPTION):
             assert "``" not in text and ":func:" not in text and ":class:" not in text, path

@@ -1,25 +1,30 @@
-"""The ``pcfuzz`` command: the registry of subcommands, the parser, and the one place
+"""The ``pcfuzz`` command: the table of subcommands, the parser, and the one place
 where an outcome becomes an exit status.
+
+Start-up: the top-level parser is built from :data:`TABLE` alone (names and help
+texts), so ``pcfuzz --help`` imports no subcommand; the module of the chosen
+subcommand is imported when argparse reaches its name, and builds its own options
+then (``pcfuzz check`` never imports hypothesis, atheris or the nightly).
 
 Exit statuses (:mod:`pcfuzz.errors`): a subcommand returns 0 or 1; :class:`UsageError`
 is 2 (so is an argparse error, a missing extra, and an operating-system error on a
 named path); :class:`Incomplete` is 3 (so is standard output that cannot be written:
-closed by its reader, quietly, or a full disk); Ctrl-C is 130. Anything else is a bug
-of pcfuzz: one line on standard error names it and the file its traceback was written
-to (``<work dir>/bugs/``), and the status is :data:`~pcfuzz.errors.EXIT_BUG` (70),
-never one a run can end with.
+closed by its reader, quietly, or a full disk);
+Ctrl-C is 130. Anything else is a bug of pcfuzz: one line on standard error names it
+and the file its traceback was written to (``<work dir>/bugs/``), and the status is
+:data:`~pcfuzz.errors.EXIT_BUG` (70), never one a run can end with.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import io
 import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from pcfuzz.errors import (
@@ -35,7 +40,7 @@ from pcfuzz.errors import (
 #: Interrupted by the user (SIGINT), as a shell reports it.
 EXIT_INTERRUPTED = 130
 
-__all__ = ["COMMANDS", "build_parser", "exit_status", "main"]
+__all__ = ["COMMANDS", "TABLE", "build_parser", "exit_status", "main"]
 
 SYNOPSIS = """\
 pcfuzz: offline contracts and a fuzzing harness for streamed LLM tool-calling APIs.
@@ -66,31 +71,32 @@ to fuzz/.work and tests/regressions. Every subcommand except check, list,
 drift and promote of a property failure needs the harness extra:
 pip install 'pcfuzz[harness]'."""
 
-def _commands() -> tuple[ModuleType, ...]:
-    # One module per subcommand, each NAME, HELP, add_parser(sub) and run(args) -> int.
-    from pcfuzz.cli import (
-        bench,
-        check,
-        conform,
-        drift,
-        fuzz,
-        list_targets,
-        minimize,
-        mutants,
-        nightly,
-        promote,
-        replay,
-        show,
-        triage,
-    )
-
-    return (list_targets, fuzz, nightly, minimize, triage, promote, replay, show, mutants,
-            bench, check, conform, drift)
-
-
+#: (name, module under pcfuzz.cli, help) of every subcommand, in the order of
+#: ``pcfuzz --help``. The help is the module's own ``HELP`` (checked when the module
+#: is loaded, and by a test for every module): the top-level parser is built from
+#: this table alone.
+TABLE: tuple[tuple[str, str, str], ...] = (
+    ("list", "list_targets", "targets, corpus sizes, last run figures"),
+    ("fuzz", "fuzz", "one campaign of one target"),
+    ("nightly", "nightly", "every target, the property suite, minimization, report"),
+    ("minimize", "minimize", "merge-minimize corpora, keeping every feature"),
+    ("triage", "triage", "group crash artifacts by fingerprint, minimize each"),
+    ("promote", "promote",
+     "put a crash input (or a property-test failure document) into the regression store"),
+    ("replay", "replay", "run corpora and regressions without fuzzing"),
+    ("show", "show", "decode one input into what the target ran (events, SSE, URL, JSON)"),
+    ("mutants", "mutants",
+     "mutation testing: how many sampled mutants of contracts/ the tests kill"),
+    ("bench", "bench", "speed figures as ratios to baselines measured in the same run"),
+    ("check", "check",
+     "verdict on one captured turn (raw SSE bytes, JSON lines or a fixture)"),
+    ("conform", "conform",
+     "run the turn models and mutations against your own parser (an adapter)"),
+    ("drift", "drift",
+     "compare the installed official SDKs' types with a pinned contract revision"),
+)
 #: The names of the subcommands, in the order of ``pcfuzz --help``.
-COMMANDS: tuple[str, ...] = ("list", "fuzz", "nightly", "minimize", "triage", "promote",
-                             "replay", "show", "mutants", "bench", "check", "conform", "drift")
+COMMANDS: tuple[str, ...] = tuple(name for name, _module, _help in TABLE)
 
 
 def _epilog() -> str:
@@ -102,10 +108,66 @@ def _epilog() -> str:
             "(fuzzing.md, conformance.md, sse.md, one page per contract)")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``pcfuzz`` parser; each subcommand's parser carries its ``run`` (``args.run``)."""
-    parser = argparse.ArgumentParser(
-        prog="pcfuzz", description=SYNOPSIS, epilog=_epilog(),
+class _Parser(argparse.ArgumentParser):
+    """The top-level parser: its epilog (which looks up where the docs are) is
+    written only when the help is."""
+
+    def format_help(self) -> str:
+        if self.epilog is None:
+            self.epilog = _epilog()
+        return super().format_help()
+
+
+class _Commands(argparse._SubParsersAction):  # type: ignore[type-arg]
+    """Subparsers that hold a placeholder per subcommand (its name and help) and
+    build the real one, from its module, when argparse reaches the name."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.modules: dict[str, tuple[str, str]] = {}
+        self.loaded: set[str] = set()
+        self.loading: str | None = None
+
+    def placeholder(self, name: str, module: str, help: str) -> None:
+        self.modules[name] = (module, help)
+        self.add_parser(name, help=help)
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        if name == self.loading:
+            kwargs.pop("help", None)  # listed once, by its placeholder
+            self._name_parser_map.pop(name, None)
+        parser: argparse.ArgumentParser = super().add_parser(name, **kwargs)
+        return parser
+
+    def load(self, name: str) -> None:
+        """Import the subcommand's module and build its parser (once)."""
+        if name in self.loaded or name not in self.modules:
+            return
+        module_name, help = self.modules[name]
+        module = importlib.import_module(f"pcfuzz.cli.{module_name}")
+        if (module.NAME, module.HELP) != (name, help):
+            raise RuntimeError(f"pcfuzz.cli.{module_name} is {module.NAME!r} with help "
+                               f"{module.HELP!r}; the table says {name!r}, {help!r}")
+        self.loading = name
+        try:
+            module.add_parser(self).set_defaults(run=module.run)
+        finally:
+            self.loading = None
+        self.loaded.add(name)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        if isinstance(values, list) and values:
+            self.load(values[0])
+        super().__call__(parser, namespace, values, option_string)
+
+
+def build_parser(*, every: bool = True) -> argparse.ArgumentParser:
+    """The ``pcfuzz`` parser; each subcommand's parser carries its ``run``
+    (``args.run``). ``every=False``: a subcommand's module is imported only when the
+    arguments name it (what :func:`main` does)."""
+    parser = _Parser(
+        prog="pcfuzz", description=SYNOPSIS,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     parser.add_argument("--fuzz-dir",
@@ -114,13 +176,15 @@ def build_parser() -> argparse.ArgumentParser:
                         "./pcfuzz-regressions; tests/regressions in a checkout)")
     parser.add_argument("--work-dir", help="working corpora and artifacts (default: "
                         "./.pcfuzz/work; fuzz/.work in a checkout)")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    names = []
-    for module in _commands():
-        module.add_parser(sub).set_defaults(run=module.run)
-        names.append(module.NAME)
-    if tuple(names) != COMMANDS:
-        raise RuntimeError(f"subcommand modules {tuple(names)} != COMMANDS {COMMANDS}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                action=_Commands)
+    if not isinstance(sub, _Commands):
+        raise TypeError(f"argparse made {type(sub).__name__}, not the lazy subcommands")
+    for name, module, help in TABLE:
+        sub.placeholder(name, module, help)
+    if every:
+        for name in COMMANDS:
+            sub.load(name)
     return parser
 
 
@@ -282,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
     with _printable_streams():
         args: Any = None
         try:
-            args = build_parser().parse_args(args_list)
+            args = build_parser(every=False).parse_args(args_list)
             status = int(args.run(args))
             sys.stdout.flush()  # a failure to write has its status here, not at exit
             return status

@@ -7,9 +7,10 @@ import argparse
 import math
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pcfuzz.engine.targets import Layout, Target, discover, resolve
+if TYPE_CHECKING:  # the engine is imported by the subcommands that use it, not by check
+    from pcfuzz.engine.targets import Layout, Target
 
 __all__ = ["MAX_SECONDS", "add_command", "count", "infer_target", "jobs", "layout_of",
            "megabytes", "print_table", "require_harness", "seconds", "seconds_or_zero",
@@ -119,16 +120,22 @@ def add_command(sub: Any, name: str, help: str, description: str,
 
 def layout_of(args: argparse.Namespace) -> Layout:
     """The layout the global options (or the ``PCFUZZ_*`` variables) choose."""
+    from pcfuzz.engine.targets import Layout
+
     return Layout.from_options(args.fuzz_dir, args.regressions_dir, args.work_dir)
 
 
 def targets_named(layout: Layout, names: Sequence[str] | None) -> list[Target]:
     """The targets named (short names, fuzzer names or paths), or every target."""
+    from pcfuzz.engine.targets import discover, resolve
+
     return [resolve(layout, n) for n in names] if names else discover(layout)
 
 
 def infer_target(layout: Layout, path: Path) -> Target | None:
     """The target whose ``fuzz_<name>`` folder is part of ``path``, if any."""
+    from pcfuzz.engine.targets import discover
+
     names = {t.fuzzer: t for t in discover(layout)}
     for part in reversed(path.resolve().parts):
         if part in names:
