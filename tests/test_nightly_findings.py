@@ -110,7 +110,8 @@ def test_failing_property_becomes_a_readable_regression_replayed_by_pytest(
     assert doc["test"].endswith("test_planted.py::test_parser_rejects_only_with_contract_errors")
     assert doc["contract"] == "openai-chat" and isinstance(doc["revision"], str)
     assert len(doc["events"]) == 2, doc["events"]  # hypothesis's minimal example
-    assert doc["calls"][-1]["call"] == "parse_events"
+    assert doc["calls"][-1]["call"] == "openai_chat.parse_events"
+    assert all("module" not in call for call in doc["calls"])  # entry points, not code
     assert doc["calls"][-1]["outcome"].startswith("raised KeyError")
     assert doc["failure"]["exception"] == "KeyError"
     assert doc["failure"]["where"] == "contracts/openai_chat/_stream.py:parse_events"
