@@ -296,7 +296,11 @@ def test_a_green_property_phase_ends_on_its_own_and_is_reported_green(tmp_path: 
     # the share, and a test that no time is left for is skipped *by name* (never
     # killed, never red): the first one always runs, and stops when its time is up.
     assert rows["test_a"]["result"] == "passed" and rows["test_a"]["examples"] >= 1, rows
-    assert "time was up" in rows["test_a"]["stopped_because"], rows
+    # stopped short of its plan (its examples cost six times what was assumed): said
+    # so, and a pass; a loaded machine whose collection ate the share plans so few
+    # examples that all of them fit, and there is nothing to stop
+    if rows["test_a"]["examples"] < (rows["test_a"]["planned"] or 0):
+        assert "time was up" in rows["test_a"]["stopped_because"], rows
     assert p["passed"] + p["skipped"] == 3, p
     skipped = {s["name"].rsplit("::", 1)[1]: s["reason"] for s in p.get("skipped_tests", [])}
     assert len(skipped) == p["skipped"], p
