@@ -362,9 +362,11 @@ def _parsed_only(args: argparse.Namespace) -> int:
 def _snapshot() -> dict[str, tuple[int, int]]:
     """Every file of the checkout (outside caches) and of the system's temporary
     fallback for bug reports, with size and modification time."""
-    # caches, and the nightly's report (written by the nightly running this very test)
-    skip = {".git", ".venv", "__pycache__", ".hypothesis", ".pytest_cache", ".mypy_cache",
-            ".ruff_cache", "build", "pcfuzz.egg-info", "reports"}
+    # caches; the nightly's report and its working corpora (fuzz/.work: the nightly runs
+    # fuzz campaigns beside the property run that runs this very test); the second
+    # environment of dev.py test
+    skip = {".git", ".venv", ".venv-newest", "__pycache__", ".hypothesis", ".pytest_cache",
+            ".mypy_cache", ".ruff_cache", "build", "pcfuzz.egg-info", "reports", ".work"}
     out = {}
     for base in (REPO, Path(tempfile.gettempdir()) / "pcfuzz-bugs"):
         for folder, dirs, names in os.walk(base):
