@@ -40,12 +40,14 @@ from pcfuzz.strategies import openai_responses as orsp
 
 __all__ = [
     "CONTRACTS",
+    "REVISIONS",
     "LABELS",
     "EXPECTATIONS",
     "Scenario",
     "families",
     "family_labels",
     "scenarios",
+    "mutation_scenarios",
     "check",
     "calls_equal",
     "normalize_calls",
@@ -58,6 +60,17 @@ CONTRACTS: tuple[str, ...] = (
     "gemini-interactions",
     "openai-chat",
 )
+#: The contract revision every scenario of a contract is drawn at: the newest one each
+#: strategies module models (its own ``REVISIONS``, never the parser's tables), i.e.
+#: the shapes the APIs serve today and the revision the parsers read by default. A
+#: mutation labelled unknown is unknown in this revision (a test checks these equal
+#: the parsers' default ``REVISION``).
+REVISIONS: dict[str, str] = {
+    "openai-responses": orsp.REVISIONS[-1],
+    "anthropic-messages": am.REVISIONS[-1],
+    "gemini-interactions": gi.REVISIONS[-1],
+    "openai-chat": oc.REVISIONS[-1],
+}
 LABELS: tuple[str, ...] = ("valid", "safety", "strictness")
 #: ``calls``: exactly the turn's calls; ``nothing``: no call released (raising or
 #: returning ``[]``); ``nothing_or_calls``: either of the two.
@@ -154,15 +167,17 @@ def _anthropic_valid(family: str) -> st.SearchStrategy[Scenario]:
         return _valid("anthropic-messages", family, events, _anthropic_calls(turn),
                       requested=turn.stop_reason == "tool_use")
 
+    revision = REVISIONS["anthropic-messages"]
     if family == "interleaved":
-        return am.valid_streams(stop_reason="tool_use", require_client=True).filter(
+        return am.valid_streams(stop_reason="tool_use", require_client=True,
+                                revision=revision).filter(
             lambda c: len(_anthropic_calls(c[0])) >= 2).map(build)
-    return am.valid_streams().map(build)
+    return am.valid_streams(revision=revision).map(build)
 
 
 def _anthropic_mutation(name: str) -> st.SearchStrategy[Scenario]:
     label, family = am.MUTATION_LABELS[name]
-    return am.mutated_streams(name, tool_turn=True).map(
+    return am.mutated_streams(name, tool_turn=True, revision=REVISIONS["anthropic-messages"]).map(
         lambda m: _mutated("anthropic-messages", name, label, family, m.events, []))
 
 
@@ -174,7 +189,8 @@ def _responses_calls(model: orsp.TurnModel) -> list[Call]:
 
 
 def _responses_valid(family: str) -> st.SearchStrategy[Scenario]:
-    return orsp.valid_streams(min_calls=2 if family == "interleaved" else 0).map(
+    return orsp.valid_streams(min_calls=2 if family == "interleaved" else 0,
+                              revision=REVISIONS["openai-responses"]).map(
         lambda c: _valid("openai-responses", family, c[1], _responses_calls(c[0]),
                          requested=True))
 
@@ -204,7 +220,8 @@ def _responses_mutation(name: str) -> st.SearchStrategy[Scenario]:
                         exact_ok=exact_ok,
                         exact_ok_strict=exact_ok and mutator.expectation == "either")
 
-    return orsp.mutated_streams(min_calls=min_calls, mutator=name).map(build)
+    return orsp.mutated_streams(min_calls=min_calls, mutator=name,
+                                revision=REVISIONS["openai-responses"]).map(build)
 
 
 # --------------------------------------------------------------------- gemini
@@ -215,7 +232,8 @@ def _gemini_calls(rendered: gi.RenderedStream) -> list[Call]:
 
 
 def _gemini_valid(family: str) -> st.SearchStrategy[Scenario]:
-    return gi.rendered_streams(min_calls=2 if family == "interleaved" else 0).map(
+    return gi.rendered_streams(min_calls=2 if family == "interleaved" else 0,
+                               revision=REVISIONS["gemini-interactions"]).map(
         lambda r: _valid("gemini-interactions", family, r.events, _gemini_calls(r),
                          requested=True))
 
@@ -223,7 +241,10 @@ def _gemini_valid(family: str) -> st.SearchStrategy[Scenario]:
 @st.composite
 def _gemini_mutated(draw: st.DrawFn, name: str) -> Scenario:
     label, family = gi.MUTATION_LABELS[name]
-    model = draw(gi.turn_models(min_calls=1))
+    # A turn that asks for its calls (requires_action): a later revision's
+    # continuation status is not every mutation's background.
+    model = draw(gi.turn_models(min_calls=1, revision=REVISIONS["gemini-interactions"],
+                                allow_continuation=False))
     if name.startswith("replayed"):
         model.with_event_ids = True
     rendered = draw(gi.rendered_streams(model))
@@ -234,8 +255,9 @@ def _gemini_mutated(draw: st.DrawFn, name: str) -> Scenario:
         "truncated": gi.truncated,
         "with_foreign_step": gi.with_foreign_step,
         "with_foreign_delta": gi.with_foreign_delta,
-        "with_status:failures": lambda r: gi.with_status(r, gi.TERMINAL_FAILURES),
-        "with_status:unpinned": lambda r: gi.with_status(r, gi.UNPINNED_STATUSES),
+        "with_status:failures": lambda r: gi.with_status(
+            r, gi.failure_statuses(r.model.revision)),
+        "with_status:unknown": lambda r: gi.with_status(r, gi.unknown_statuses(r.model.revision)),
     }
     events = draw(mutators[name](rendered))
     same = name == "replayed_same"  # an identical redelivery: the contract dedupes it
@@ -272,15 +294,18 @@ def _chat_valid(family: str) -> st.SearchStrategy[Scenario]:
                        else {}) for t in sorted(model.tools, key=lambda t: t.index)]
         return _valid("openai-chat", family, rendered.frames, calls, requested=model.executable)
 
+    revision = REVISIONS["openai-chat"]
     if family == "interleaved":
-        return _executable_chat_models(min_tools=2).flatmap(oc.rendered_streams).map(build)
-    return oc.rendered_streams().map(build)
+        return _executable_chat_models(min_tools=2).flatmap(
+            lambda m: oc.rendered_streams(m, revision=revision)).map(build)
+    return oc.rendered_streams(revision=revision).map(build)
 
 
 def _chat_mutation(name: str) -> st.SearchStrategy[Scenario]:
     label, family = oc.MUTATION_LABELS[name]
     models = _executable_chat_models(min_tools=2 if name == "duplicate_tool_id" else 1)
-    return oc.mutated_streams(kinds=(name,), models=models).map(
+    return oc.mutated_streams(kinds=(name,), models=models,
+                              revision=REVISIONS["openai-chat"]).map(
         lambda m: _mutated("openai-chat", name, label, family, m[1], []))
 
 
@@ -332,6 +357,13 @@ def family_labels(contract: str, family: str) -> list[str]:
         labels = set()
     labels |= {label for label, fam in _LABEL_TABLES[contract].values() if fam == family}
     return [label for label in LABELS if label in labels]
+
+
+def mutation_scenarios(contract: str, mutation: str) -> st.SearchStrategy[Scenario]:
+    """The scenarios of one mutation (a name of the contract's ``MUTATION_LABELS``)."""
+    if mutation not in _LABEL_TABLES.get(contract, {}):
+        raise ValueError(f"{contract} has no mutation {mutation!r}")
+    return _MUTATION[contract](mutation)
 
 
 def scenarios(contract: str, family: str, *, strict: bool = False) -> st.SearchStrategy[Scenario]:

@@ -98,6 +98,18 @@ TERMINAL_OUTCOMES: dict[str, dict[str, str]] = {
 ALL_KNOWN_STATUSES = tuple(sorted({s for t in TERMINAL_OUTCOMES.values() for s in t}))
 
 
+def failure_statuses(revision: str) -> tuple[str, ...]:
+    """Terminal statuses that are the provider's failure at ``revision`` (nothing runs)."""
+    return tuple(s for s, m in TERMINAL_OUTCOMES[revision].items() if m == "provider")
+
+
+def unknown_statuses(revision: str) -> tuple[str, ...]:
+    """Statuses ``revision`` does not know: no shipped revision's, or another
+    revision's only (a later one's, under an older revision)."""
+    others = sorted(set(ALL_KNOWN_STATUSES) - set(TERMINAL_OUTCOMES[revision]))
+    return (*UNKNOWN_STATUSES, *others)
+
+
 def step_types(revision: str) -> tuple[str, ...]:
     """The Step discriminators of ``revision``'s union."""
     return V1_STEP_TYPES + LATER_HOSTED_STEP_TYPES[revision]
@@ -476,8 +488,9 @@ def rendered_streams(draw: st.DrawFn, /, model: TurnModel | None = None,
 #: stream is not a complete, unambiguous turn (an identical replay is the exception
 #: the contract allows: nothing, or exactly the model's calls). ``strictness``: this
 #: project's fail-closed policy for shapes outside the pinned v1 union.
-#: ``with_status`` appears twice: with :data:`TERMINAL_FAILURES` (safety) and with
-#: :data:`UNPINNED_STATUSES` (strictness).
+#: ``with_status`` appears twice: with the revision's failure statuses
+#: (:func:`failure_statuses`: safety) and with statuses it does not know
+#: (:func:`unknown_statuses`: strictness).
 MUTATION_LABELS: dict[str, tuple[str, str]] = {
     "replayed_same": ("safety", "replay"),
     "replayed_conflict": ("safety", "replay"),
@@ -485,7 +498,7 @@ MUTATION_LABELS: dict[str, tuple[str, str]] = {
     "with_foreign_step": ("strictness", "unknown"),
     "with_foreign_delta": ("strictness", "unknown"),
     "with_status:failures": ("safety", "terminal"),
-    "with_status:unpinned": ("strictness", "unknown"),
+    "with_status:unknown": ("strictness", "unknown"),
 }
 
 
@@ -536,17 +549,24 @@ def with_foreign_step(draw: st.DrawFn, rendered: RenderedStream) -> list[dict[st
     return events
 
 
+def foreign_delta_types(revision: str) -> tuple[str, ...]:
+    """Delta types ``revision`` does not know: v1beta-only, unknown, and a later
+    revision's (``retrieval_call`` / ``retrieval_result`` are v1beta-only at 2026-07-21
+    and the deltas of 2026-12-01's retrieval steps)."""
+    known = set(LATER_HOSTED_STEP_TYPES[revision])
+    later = sorted(_ALL_LATER_HOSTED - known - set(V1BETA_ONLY_DELTA_TYPES))
+    return tuple(k for k in (*V1BETA_ONLY_DELTA_TYPES, "arguments", "text_delta", "thought",
+                             "ARGUMENTS_DELTA", *later) if k not in known)
+
+
 @st.composite
 def with_foreign_delta(draw: st.DrawFn, rendered: RenderedStream) -> list[dict[str, Any]]:
-    """Insert, right after some step.start, a delta of a v1beta-only or unknown type
-    (or, in a revision that knows it, another step's delta type)."""
+    """Insert, right after some step.start, a delta of a type the stream's revision does
+    not know (:func:`foreign_delta_types`)."""
     events = copy.deepcopy(rendered.events)
     starts = [i for i, e in enumerate(events) if e["event_type"] == "step.start"]
     pos = draw(st.sampled_from(starts))
-    own = events[pos]["step"]["type"]
-    kind = draw(st.sampled_from([k for k in (*V1BETA_ONLY_DELTA_TYPES, "arguments",
-                                             "text_delta", "thought", "ARGUMENTS_DELTA")
-                                 if k != own]))
+    kind = draw(st.sampled_from(foreign_delta_types(rendered.model.revision)))
     events.insert(pos + 1, _event("step.delta", index=events[pos]["index"],
                                   delta={"type": kind, "arguments": "{}"}))
     return events
