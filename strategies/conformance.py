@@ -303,7 +303,8 @@ def _chat_valid(family: str) -> st.SearchStrategy[Scenario]:
 
 def _chat_mutation(name: str) -> st.SearchStrategy[Scenario]:
     label, family = oc.MUTATION_LABELS[name]
-    models = _executable_chat_models(min_tools=2 if name == "duplicate_tool_id" else 1)
+    models = _executable_chat_models(
+        min_tools=2 if name in ("duplicate_tool_id", "shared_call_id") else 1)
     return oc.mutated_streams(kinds=(name,), models=models,
                               revision=REVISIONS["openai-chat"]).map(
         lambda m: _mutated("openai-chat", name, label, family, m[1], []))
@@ -460,18 +461,24 @@ def check(scenario: Scenario, outcome: Any, *, strict: bool = False) -> str | No
         if expect == "calls":
             return "a complete, valid turn must release exactly its calls, but the parser rejected it"
         return None
-    try:
-        got = normalize_calls(outcome)
-    except MalformedOutput as exc:
-        return f"the adapter must return a list of calls: {exc}"
-    if expect == "calls":
+    if expect == "calls" or not isinstance(outcome, (list, tuple)) or not outcome:
+        try:
+            got = normalize_calls(outcome)
+        except MalformedOutput as exc:
+            return f"the adapter must return a list of calls: {exc}"
+        if expect != "calls":
+            return None  # nothing released
         if not calls_equal(got, scenario.calls):
             return "a complete, valid turn must release exactly its calls (ids, names, arguments)"
         return None
-    if not got:
-        return None
-    if expect == "nothing_or_calls" and calls_equal(got, scenario.calls):
-        return None
+    # Something was released where nothing may be: a violation whatever its shape (a
+    # call without an id is released as much as one with an id).
+    if expect == "nothing_or_calls":
+        try:
+            if calls_equal(normalize_calls(outcome), scenario.calls):
+                return None
+        except MalformedOutput:
+            pass
     if scenario.label == "strictness":
         return f"this project's fail-closed policy rejects {scenario.mutation}, but calls were released"
     if expect == "nothing_or_calls":

@@ -40,7 +40,8 @@ EXAMPLES = ROOT / "docs" / "examples"
 def test_every_mutation_is_labelled_and_every_label_names_a_mutation() -> None:
     assert set(am.MUTATION_LABELS) == set(am.MUTATIONS)
     assert set(orsp.MUTATION_LABELS) == set(orsp.MUTATORS_BY_NAME)
-    assert set(oc.MUTATION_LABELS) == set(oc.MUTATIONS)
+    assert set(oc.MUTATION_LABELS) == set(oc.MUTATIONS) | set(oc.WITHHELD)
+    assert not set(oc.MUTATIONS) & set(oc.WITHHELD)
     gemini_mutators = {"replayed_same", "replayed_conflict", "truncated", "with_foreign_step",
                        "with_foreign_delta"}
     assert {n.split(":")[0] for n in gi.MUTATION_LABELS} == gemini_mutators | {"with_status"}
@@ -79,6 +80,8 @@ CALL = {"call_id": "c1", "name": "f", "arguments": {"a": 1}}
     ("nothing_or_calls", [{**CALL, "name": "g"}], False),
     ("nothing", "not a list", False),
     ("nothing", [{"call_id": "c1"}], False),
+    ("nothing", [{"call_id": None, "name": "f", "arguments": {}}], False),  # released
+    ("nothing_or_calls", [{**CALL, "call_id": None}], False),
 ])
 def test_the_oracle(expect: str, outcome: Any, ok: bool) -> None:
     scenario = kit.Scenario("anthropic-messages", "f", "m", "safety", [], [CALL],
