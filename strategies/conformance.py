@@ -201,7 +201,7 @@ def _has_completed(events: list[Any]) -> bool:
 
 def _responses_mutation(name: str) -> st.SearchStrategy[Scenario]:
     label, family = orsp.MUTATION_LABELS[name]
-    min_calls = 2 if name == "retarget_delta" else 1
+    min_calls = 2 if name in ("retarget_delta", "shared_call_id") else 1
 
     def build(case: tuple[orsp.TurnModel, orsp.Mutator, list[Any]]) -> Scenario:
         model, mutator, events = case
@@ -214,8 +214,9 @@ def _responses_mutation(name: str) -> st.SearchStrategy[Scenario]:
                             strict_expect="calls")
         # Without its completed terminal no stream may release anything; with it,
         # a reorder, replay or contradiction that still names the model's calls
-        # may release exactly those (this project rejects them: --strict).
-        exact_ok = _has_completed(events) and name != "failed_terminal"
+        # may release exactly those (this project rejects them: --strict). A mutation
+        # of what a call is (id, name, arguments) or of the terminal's verdict may not.
+        exact_ok = _has_completed(events) and name in orsp.SAME_CALLS
         return _mutated("openai-responses", name, label, family, events, calls,
                         exact_ok=exact_ok,
                         exact_ok_strict=exact_ok and mutator.expectation == "either")
