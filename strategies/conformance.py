@@ -242,25 +242,17 @@ def _gemini_valid(family: str) -> st.SearchStrategy[Scenario]:
 @st.composite
 def _gemini_mutated(draw: st.DrawFn, name: str) -> Scenario:
     label, family = gi.MUTATION_LABELS[name]
-    # A turn that asks for its calls (requires_action): a later revision's
-    # continuation status is not every mutation's background.
-    model = draw(gi.turn_models(min_calls=1, revision=REVISIONS["gemini-interactions"],
+    # A turn that asks for its calls (requires_action): the continuation status of a
+    # later revision is non_tool_terminal's case, not every mutation's background.
+    model = draw(gi.turn_models(min_calls=2 if name == "shared_call_id" else 1,
+                                revision=REVISIONS["gemini-interactions"],
                                 allow_continuation=False))
     if name.startswith("replayed"):
         model.with_event_ids = True
     rendered = draw(gi.rendered_streams(model))
     calls = _gemini_calls(rendered)
-    mutators: dict[str, Callable[[gi.RenderedStream], st.SearchStrategy[list[Any]]]] = {
-        "replayed_same": gi.replayed_same,
-        "replayed_conflict": gi.replayed_conflict,
-        "truncated": gi.truncated,
-        "with_foreign_step": gi.with_foreign_step,
-        "with_foreign_delta": gi.with_foreign_delta,
-        "with_status:failures": lambda r: gi.with_status(
-            r, gi.failure_statuses(r.model.revision)),
-        "with_status:unknown": lambda r: gi.with_status(r, gi.unknown_statuses(r.model.revision)),
-    }
-    events = draw(mutators[name](rendered))
+    mutator: Callable[[gi.RenderedStream], st.SearchStrategy[list[Any]]] = gi.MUTATORS[name]
+    events = draw(mutator(rendered))
     same = name == "replayed_same"  # an identical redelivery: the contract dedupes it
     return _mutated("gemini-interactions", name, label, family, events, calls,
                     exact_ok=same, exact_ok_strict=same)

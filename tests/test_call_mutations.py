@@ -2,8 +2,9 @@
 examples (issue 22, item 1).
 
 Chat's withheld mutations (arguments a strict reader refuses, a finish reason other
-than ``tool_calls``) parse and release nothing (its rejected ones are checked by
-tests/test_openai_chat_properties.py, which iterates over every mutation). A minimal
+than ``tool_calls``) parse and release nothing; every Gemini mutator gets the outcome
+its model says, in each revision (Anthropic's and Responses' mutators are checked by
+their providers' property files, which iterate over every mutation). A minimal
 example stays in the space the official SDK types accept: an error frame shrinks to an
 error object, never ``{"error": null}`` (before, the natural fix ``if chunk.get("error")``
 still failed the kit's default checks).
@@ -15,11 +16,14 @@ from typing import Any
 
 import pytest
 from _revisions import each_revision
-from hypothesis import Phase, event, find, given, settings
+from hypothesis import HealthCheck, Phase, event, find, given, settings
 from hypothesis import strategies as st
 
+from pcfuzz.contracts import gemini_interactions as gi_contract
 from pcfuzz.contracts import openai_chat as oc_contract
+from pcfuzz.contracts.errors import ContractError
 from pcfuzz.strategies import conformance as kit
+from pcfuzz.strategies import gemini_interactions as gi
 from pcfuzz.strategies import openai_chat as oc
 from pcfuzz.strategies import sdk_oracles
 
@@ -53,6 +57,14 @@ def test_every_chat_error_frame_carries_an_error_object(scenario: kit.Scenario) 
     assert all(error.get(k) is None or type(error[k]) is str for k in ("param", "code"))
 
 
+@given(kit.mutation_scenarios("gemini-interactions", "error_event"))
+def test_every_gemini_error_event_carries_an_error_object(scenario: kit.Scenario) -> None:
+    errors = [e["error"] for e in scenario.events if e.get("event_type") == "error"]
+    assert len(errors) == 1 and isinstance(errors[0], dict)
+    assert type(errors[0]["message"]) is str and errors[0]["message"]
+    assert all(type(v) is str for v in errors[0].values())
+
+
 def test_the_degenerate_error_values_are_strictness_only() -> None:
     assert oc.MUTATION_LABELS["degenerate_error_frame"] == ("strictness", "terminal")
     minimal = find(kit.mutation_scenarios("openai-chat", "degenerate_error_frame"),
@@ -69,6 +81,19 @@ def test_chat_error_objects_are_what_the_openai_types_accept(scenario: kit.Scena
 
     (error,) = _error_values(scenario)
     ErrorObject.model_validate(error, strict=True)
+
+
+@pytest.mark.oracle
+@pytest.mark.skipif(sdk_oracles.missing("google-genai") is not None,
+                    reason="google-genai SDK absent")
+@given(kit.mutation_scenarios("gemini-interactions", "error_event"))
+def test_gemini_error_events_are_what_the_google_genai_types_accept(
+        scenario: kit.Scenario) -> None:
+    from google.genai._gaos.types.interactions.errorevent import ErrorEvent
+
+    for e in scenario.events:
+        if e.get("event_type") == "error":
+            ErrorEvent.model_validate(e)
 
 
 # ------------------------------------------------------------------ the mutators' own outcomes
@@ -90,3 +115,37 @@ def test_chat_withheld_mutations_parse_and_release_nothing(mutation: str, revisi
         event(f"{kind}: {next(r.reason for r in turn.recovery_calls if r.reason)[:60]}")
     else:
         event(f"{kind}: finish_reason {turn.finish_reason!r}")
+
+
+@each_revision
+@pytest.mark.parametrize("mutation", sorted(gi.MUTATORS))
+@settings(suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_every_gemini_mutator_gets_the_outcome_its_model_says(mutation: str, revision: str,
+                                                              data: st.DataObject) -> None:
+    model = data.draw(gi.turn_models(min_calls=2 if mutation == "shared_call_id" else 1,
+                                     revision=revision))
+    if mutation.startswith("replayed"):
+        model.with_event_ids = True
+    rendered = data.draw(gi.rendered_streams(model))
+    events = data.draw(gi.MUTATORS[mutation](rendered))
+    calls = len(model.function_calls())
+    if mutation.startswith("with_status") or mutation == "non_tool_terminal":
+        status = events[-1]["interaction"]["status"]
+        expected: tuple[str, ...] = (gi.terminal_outcome(revision, status, calls),)
+    elif mutation == "replayed_same":
+        expected = ("accepted",)
+    else:
+        expected = gi.EXPECTED_ERRORS[mutation]
+    try:
+        turn = gi_contract.parse_events(events, revision=revision)
+    except ContractError as exc:
+        event(f"{mutation}: {type(exc).__name__}")
+        assert type(exc).__name__ in expected, (exc, expected)
+        return
+    event(f"{mutation}: accepted")
+    assert "accepted" in expected
+    if mutation == "replayed_same":
+        assert [c.call_id for c in turn.calls] == [c[0] for c in rendered.expected_calls()]
+    else:
+        assert turn.calls == ()
