@@ -48,6 +48,7 @@ __all__ = [
     "family_labels",
     "scenarios",
     "mutation_scenarios",
+    "family_mutations",
     "check",
     "calls_equal",
     "normalize_calls",
@@ -327,7 +328,9 @@ _MUTATION: dict[str, Callable[[str], st.SearchStrategy[Scenario]]] = {
 VALID_FAMILIES: tuple[str, ...] = ("valid", "interleaved")
 
 
-def _mutations(contract: str, family: str, strict: bool) -> list[str]:
+def family_mutations(contract: str, family: str, *, strict: bool = False) -> list[str]:
+    """The mutations whose scenarios a family holds in this mode (safety ones only,
+    unless ``strict``)."""
     return [name for name, (label, fam) in _LABEL_TABLES[contract].items()
             if fam == family and (strict or label == "safety")]
 
@@ -367,7 +370,8 @@ def scenarios(contract: str, family: str, *, strict: bool = False) -> st.SearchS
     parts: list[st.SearchStrategy[Scenario]] = []
     if family in VALID_FAMILIES:
         parts.append(_VALID[contract](family))
-    parts += [_MUTATION[contract](name) for name in _mutations(contract, family, strict)]
+    parts += [_MUTATION[contract](name) for name in family_mutations(contract, family,
+                                                                      strict=strict)]
     if not parts:
         raise ValueError(f"{contract} has no scenario family {family!r}"
                          f" (known: {', '.join(families(contract, strict=True))})")
