@@ -255,11 +255,11 @@ def random_model(rng: random.Random, *, max_items: int = 5, max_parts: int = 6) 
 # calls), "ok" (must parse to the exact model calls).
 
 
-def _indexes(events: list[dict[str, Any]], *types: str) -> list[int]:
+def indexes(events: list[dict[str, Any]], *types: str) -> list[int]:
     return [i for i, e in enumerate(events) if isinstance(e, dict) and e.get("type") in types]
 
 
-def _dict_field(event: Any, name: str) -> dict[str, Any] | None:
+def dict_field(event: Any, name: str) -> dict[str, Any] | None:
     value = event.get(name) if isinstance(event, dict) else None
     return value if isinstance(value, dict) else None
 
@@ -318,7 +318,7 @@ def m_drop(events: list[dict[str, Any]], rng: random.Random) -> list[dict[str, A
 def m_corrupt_fragment(events: list[dict[str, Any]], rng: random.Random,
                        ) -> list[dict[str, Any]] | None:
     """Change one argument fragment (append, drop or replace a character)."""
-    candidates = [i for i in _indexes(events, ARGS_DELTA)
+    candidates = [i for i in indexes(events, ARGS_DELTA)
                   if isinstance(events[i].get("delta"), str)]
     if not candidates:
         return None
@@ -342,15 +342,15 @@ def m_retarget_delta(events: list[dict[str, Any]], rng: random.Random,
     """Mis-associate one non-empty argument fragment: address it to another call by
     ``(output_index, item_id)``, by ``item_id`` alone or by ``output_index`` alone."""
     calls = {}
-    for i in _indexes(events, ITEM_ADDED):
-        item = _dict_field(events[i], "item")
+    for i in indexes(events, ITEM_ADDED):
+        item = dict_field(events[i], "item")
         # (indexes overwritten by the fuzz target with other JSON values are skipped:
         # they are no address to retarget, and a dict is not hashable)
         if (item is not None and item.get("type") == "function_call"
                 and isinstance(item.get("id"), str)
                 and type(events[i].get("output_index")) is int):
             calls[events[i]["output_index"]] = item["id"]
-    deltas = [i for i in _indexes(events, ARGS_DELTA)
+    deltas = [i for i in indexes(events, ARGS_DELTA)
               if isinstance(events[i].get("delta"), str) and events[i]["delta"]
               and type(events[i].get("output_index")) is int
               and events[i]["output_index"] in calls]
@@ -370,8 +370,8 @@ def m_retarget_delta(events: list[dict[str, Any]], rng: random.Random,
 def m_identity_swap(events: list[dict[str, Any]], rng: random.Random,
                     ) -> list[dict[str, Any]] | None:
     """Put a call's item id where its call_id belongs, or the reverse."""
-    calls = [item for i in _indexes(events, ITEM_DONE)
-             if (item := _dict_field(events[i], "item")) is not None
+    calls = [item for i in indexes(events, ITEM_DONE)
+             if (item := dict_field(events[i], "item")) is not None
              and item.get("type") == "function_call"
              and isinstance(item.get("id"), str) and isinstance(item.get("call_id"), str)
              and item["id"] != item["call_id"]]
@@ -383,8 +383,8 @@ def m_identity_swap(events: list[dict[str, Any]], rng: random.Random,
     where = rng.randrange(4)
     for event in out:
         kind = event.get("type") if isinstance(event, dict) else None
-        item = _dict_field(event, "item")
-        response = _dict_field(event, "response")
+        item = dict_field(event, "item")
+        response = dict_field(event, "response")
         if where == 0 and kind == ITEM_DONE and item and item.get("id") == item_id:
             item["call_id"] = item_id
         elif where == 1 and kind == COMPLETED and response and isinstance(
@@ -413,7 +413,7 @@ def m_unknown_fields(events: list[dict[str, Any]], rng: random.Random,
 def m_unknown_item_type(events: list[dict[str, Any]], rng: random.Random,
                         ) -> list[dict[str, Any]] | None:
     """Give one added item a type the pinned contract does not execute or does not know."""
-    candidates = [i for i in _indexes(events, ITEM_ADDED) if _dict_field(events[i], "item")]
+    candidates = [i for i in indexes(events, ITEM_ADDED) if dict_field(events[i], "item")]
     if not candidates:
         return None
     out = copy.deepcopy(events)
@@ -434,8 +434,8 @@ def m_unknown_event_type(events: list[dict[str, Any]], rng: random.Random,
 def m_programmatic_caller(events: list[dict[str, Any]], rng: random.Random,
                           ) -> list[dict[str, Any]] | None:
     """Make one function call programmatic or namespaced (unimplemented semantics)."""
-    candidates = [i for i in _indexes(events, ITEM_ADDED)
-                  if (_dict_field(events[i], "item") or {}).get("type") == "function_call"]
+    candidates = [i for i in indexes(events, ITEM_ADDED)
+                  if (dict_field(events[i], "item") or {}).get("type") == "function_call"]
     if not candidates:
         return None
     out = copy.deepcopy(events)
@@ -461,7 +461,7 @@ def m_failed_terminal(events: list[dict[str, Any]], rng: random.Random,
                    {"type": ERROR, "code": "server_error", "message": "boom", "param": None})
         return renumber(out)
     last = out[-1] if out else None
-    response = _dict_field(last, "response")
+    response = dict_field(last, "response")
     if last is None or response is None or last.get("type") != COMPLETED:
         return None
     last["type"] = FAILED if choice == 0 else INCOMPLETE
