@@ -1,0 +1,117 @@
+"""Real frameworks through the conformance kit's adapters (the ``frameworks`` extra).
+
+Each adapter of ``pcfuzz.conform.frameworks`` serves raw SSE bytes to a framework's
+real streaming code (an in-process transport under its own HTTP client) and returns
+the calls the framework would execute. Checked here:
+
+* the package imports without the frameworks, and an adapter called without them
+  is a usage error naming the extra;
+* every adapter returns the golden wire fixture's calls (the same as this project's
+  parser), except where the framework itself gets the golden turn wrong (pinned);
+* every hazard ``docs/frameworks.md`` lists, on its minimal stream: what the
+  framework does today is pinned, so an upgrade that fixes it fails here and the
+  page is updated with it.
+
+The framework tests are skipped, with the reason, when the extra is missing.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pcfuzz.conform import frameworks
+from pcfuzz.conform.adapters import SSE_ADAPTERS
+from pcfuzz.conform.frameworks import common
+from pcfuzz.errors import UsageError
+from pcfuzz.strategies.sse import render_api_events
+
+ROOT = Path(__file__).resolve().parent.parent
+WIRE = ROOT / "fixtures" / "wire"
+
+
+def needs(framework: str) -> pytest.MarkDecorator:
+    absent = common.missing(*frameworks.MODULES[framework])
+    return pytest.mark.skipif(
+        bool(absent), reason=f"{framework} is not installed ({', '.join(absent)} missing): "
+                             f"{common.INSTALL_HINT}")
+
+
+def golden(contract: str) -> bytes:
+    document = json.loads((WIRE / f"{contract.replace('-', '_')}.sse.json").read_text("utf-8"))
+    data: bytes = document["sse"].encode("utf-8")
+    return data
+
+
+def sse(contract: str, lines: str) -> bytes:
+    """A minimal stream as the kit prints it (JSON lines), as the kit sends it."""
+    events = [json.loads(line) for line in lines.strip().splitlines()]
+    return render_api_events(contract, events)
+
+
+def canonical(calls: list[dict[str, Any]]) -> list[str]:
+    return sorted(json.dumps(c, sort_keys=True) for c in calls)
+
+
+# ----------------------------------------------------------------- without the extra
+
+
+@pytest.mark.parametrize("framework", sorted(frameworks.FRAMEWORKS))
+def test_an_adapter_without_its_framework_is_a_usage_error_naming_the_extra(
+        framework: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    for module in frameworks.MODULES[framework]:
+        monkeypatch.setitem(sys.modules, module, None)  # find_spec: not installed
+    assert not frameworks.available(framework)
+    for contract in frameworks.FRAMEWORKS[framework][1]:
+        with pytest.raises(UsageError, match=r"pip install 'pcfuzz\[frameworks\]'"):
+            frameworks.adapter(framework, contract)(golden(contract))
+
+
+def test_the_package_imports_no_framework() -> None:
+    # a fresh interpreter: importing the adapters loads none of the frameworks
+    import subprocess
+
+    code = ("import sys, pcfuzz.conform.frameworks as f; "
+            "print(sorted(m for m in ('litellm', 'langchain_core', 'pydantic_ai', 'openai', "
+            "'anthropic') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=120).stdout
+    assert out.strip() == "[]"
+
+
+def test_every_adapter_is_named_by_its_spec() -> None:
+    from pcfuzz.conform.kit import load_adapter
+
+    for framework, (_module, table) in frameworks.FRAMEWORKS.items():
+        assert set(table) == {"openai-chat", "openai-responses", "anthropic-messages"}
+        for contract, function in table.items():
+            assert load_adapter(frameworks.spec(framework, contract)) is function
+
+
+def test_tool_names_lists_every_name_once_in_order() -> None:
+    data = golden("gemini-interactions")
+    assert common.tool_names(data) == ["lookup_order", "lookup_customer"]
+    assert common.tool_names(b"data: {not json\n\ndata: [DONE]\n\n") == []
+
+
+# ----------------------------------------------------------------- the golden turns
+
+#: (framework, contract) whose adapter gets the golden wire turn wrong: the golden
+#: turn reproduces a hazard of the framework (pinned below), not an adapter fault.
+GOLDEN_HAZARDS = {("langchain", "openai-responses")}
+
+
+@pytest.mark.parametrize(("framework", "contract"), [
+    pytest.param(framework, contract, marks=needs(framework), id=f"{framework}-{contract}")
+    for framework, (_module, table) in sorted(frameworks.FRAMEWORKS.items())
+    for contract in sorted(table) if (framework, contract) not in GOLDEN_HAZARDS])
+def test_every_adapter_returns_the_calls_of_the_golden_wire_turn(framework: str,
+                                                                 contract: str) -> None:
+    data = golden(contract)
+    want = SSE_ADAPTERS[contract](data)  # this project's parser: the turn's calls
+    assert len(want) == 2
+    assert canonical(frameworks.adapter(framework, contract)(data)) == canonical(want)
