@@ -115,3 +115,12 @@ def test_every_adapter_returns_the_calls_of_the_golden_wire_turn(framework: str,
     want = SSE_ADAPTERS[contract](data)  # this project's parser: the turn's calls
     assert len(want) == 2
     assert canonical(frameworks.adapter(framework, contract)(data)) == canonical(want)
+
+
+def test_tool_names_joins_the_name_fragments_of_a_chat_tool() -> None:
+    lines = """
+{"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 3, "id": "c", "function": {"name": "look"}}]}}]}
+{"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 3, "function": {"name": "up"}}]}}]}
+"[DONE]"
+"""
+    assert common.tool_names(sse("openai-chat", lines)) == ["look", "up", "lookup"]

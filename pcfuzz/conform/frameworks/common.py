@@ -89,16 +89,36 @@ def _names(value: Any, depth: int = 0) -> Iterator[str]:
 
 
 def tool_names(data: bytes) -> list[str]:
-    """Every ``name`` the stream mentions, in order of appearance, once each.
+    """Every ``name`` the stream mentions, in order of appearance, once each (and a
+    Chat tool's name fragments joined per choice and tool index).
 
     A framework that runs only the tools it was given (Pydantic AI) gets one tool
     per name, so that an unknown name never decides the outcome; registering a name
     the stream does not call is harmless."""
     seen: dict[str, None] = {}
+    joined: dict[tuple[Any, Any], str] = {}  # Chat: a name may come in fragments
     for obj in _data_objects(data):
         for name in _names(obj):
             seen.setdefault(name, None)
+        for key, fragment in _chat_name_fragments(obj):
+            joined[key] = joined.get(key, "") + fragment
+    for name in joined.values():
+        seen.setdefault(name, None)
     return list(seen)
+
+
+def _chat_name_fragments(obj: Any) -> Iterator[tuple[tuple[Any, Any], str]]:
+    """``((choice index, tool index), name fragment)`` of a Chat chunk, leniently."""
+    choices = obj.get("choices") if isinstance(obj, dict) else None
+    for choice in choices if isinstance(choices, list) else []:
+        delta = choice.get("delta") if isinstance(choice, dict) else None
+        calls = delta.get("tool_calls") if isinstance(delta, dict) else None
+        for call in calls if isinstance(calls, list) else []:
+            function = call.get("function") if isinstance(call, dict) else None
+            name = function.get("name") if isinstance(function, dict) else None
+            if isinstance(name, str):
+                key = (repr(choice.get("index")), repr(call.get("index")))
+                yield key, name
 
 
 def arguments_of(text: Any) -> Any:

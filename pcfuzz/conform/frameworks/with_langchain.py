@@ -3,7 +3,9 @@
 Each adapter streams a chat model the way LangChain documents streaming tool
 calls: ``model.bind_tools(tools).stream(prompt)``, the ``AIMessageChunk``\\ s added
 up (``+``), calls = the sum's ``tool_calls`` (the parsed calls LangChain hands to a
-tool executor; ``invalid_tool_calls`` are not executed). LangChain documents no
+tool executor; ``invalid_tool_calls`` are not executed, nor is a call whose name is no
+bound tool: ``ToolNode`` answers it with an error message). The tools bound are one
+per name the stream mentions (``common.tool_names``). LangChain documents no
 caller-side terminal check, so none is applied. The official SDK client underneath
 gets an in-process transport that answers with the scenario's bytes, a fake key and
 a ``base_url`` on a name that never resolves:
@@ -63,8 +65,11 @@ def _gathered_calls(model: Any, data: bytes) -> list[dict[str, Any]]:
         gathered = chunk if gathered is None else gathered + chunk
     if gathered is None:
         return []
+    # A call naming no bound tool is not executed: LangChain's tool executor
+    # (``ToolNode``) answers it with an error message instead.
+    known = {tool["function"]["name"] for tool in tools}
     return [{"call_id": call.get("id"), "name": call.get("name"), "arguments": call.get("args")}
-            for call in gathered.tool_calls]
+            for call in gathered.tool_calls if call.get("name") in known]
 
 
 def _http(data: bytes, contract: str) -> Any:
