@@ -31,11 +31,13 @@ carries no steps); the call assembly would be the caller's own, so no adapter he
 
 LiteLLM fetches a model price list from the network when imported unless told
 otherwise: the adapters set ``LITELLM_LOCAL_MODEL_COST_MAP=True`` and
-``LITELLM_OFFLINE_MODE=true`` before importing it.
+``LITELLM_OFFLINE_MODE=true`` before importing it, and quiet its ``LiteLLM`` logger
+(it logs a traceback for every chunk it cannot convert).
 """
 
 from __future__ import annotations
 
+import logging
 import os
 from typing import Any
 
@@ -62,6 +64,9 @@ def _litellm() -> Any:
     os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
     import litellm
 
+    # LiteLLM logs every chunk it cannot convert, with a traceback, to stderr: the
+    # outcome is what counts, the kit's report says what happened.
+    logging.getLogger("LiteLLM").setLevel(logging.CRITICAL)
     litellm.suppress_debug_info = True
     litellm.telemetry = False
     return litellm
