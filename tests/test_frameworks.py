@@ -124,3 +124,13 @@ def test_tool_names_joins_the_name_fragments_of_a_chat_tool() -> None:
 "[DONE]"
 """
     assert common.tool_names(sse("openai-chat", lines)) == ["look", "up", "lookup"]
+
+
+def test_tool_names_splits_sse_lines_only_at_cr_and_lf() -> None:
+    # U+0085 and U+2028 are line breaks to str.splitlines, not to SSE
+    lines = """
+{"event": "content_block_start", "data": {"type": "content_block_start", "index": 0, "content_block": {"type": "tool_use", "id": "\\u0085\\u2028", "name": "B", "input": {}}}}
+"""
+    data = sse("anthropic-messages", lines)
+    assert "\u0085".encode() in data
+    assert common.tool_names(data) == ["B"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
+import re
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -66,7 +67,9 @@ def quiet(adapter: Callable[[bytes], list[dict[str, Any]]],
 
 def _data_objects(data: bytes) -> Iterator[Any]:
     """Every ``data:`` line of the stream that is JSON, leniently (no validation)."""
-    for line in data.decode("utf-8", "replace").splitlines():
+    # SSE lines end at CR, LF or CRLF only (str.splitlines would also split at
+    # U+0085, U+2028, ... inside a JSON string)
+    for line in re.split(r"\r\n|\r|\n", data.decode("utf-8", "replace")):
         if line.startswith("data:"):
             try:
                 yield json.loads(line[5:].strip())
