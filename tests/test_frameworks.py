@@ -134,3 +134,18 @@ def test_tool_names_splits_sse_lines_only_at_cr_and_lf() -> None:
     data = sse("anthropic-messages", lines)
     assert "\u0085".encode() in data
     assert common.tool_names(data) == ["B"]
+
+
+@pytest.mark.parametrize("contract", sorted(common.FINAL_TURNS))
+def test_the_follow_up_turn_is_a_valid_turn_without_calls(contract: str) -> None:
+    # what the in-process server answers an agent's later requests with: this
+    # project's parser accepts it, and it asks for nothing
+    assert SSE_ADAPTERS[contract](common.FINAL_TURNS[contract]) == []
+
+
+@pytest.mark.parametrize("contract", sorted(common.FINAL_TURNS))
+@needs("pydantic-ai")
+def test_pydantic_ai_ends_its_run_on_the_follow_up_turn(contract: str) -> None:
+    # served first, the agent takes it as its final answer: one request, nothing run,
+    # no retry (an agent that could not read it would retry and raise)
+    assert frameworks.adapter("pydantic-ai", contract)(common.FINAL_TURNS[contract]) == []

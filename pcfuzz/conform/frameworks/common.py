@@ -162,11 +162,27 @@ FINAL_TURNS: dict[str, bytes] = {
         + _event("response.output_item.added", {
             "type": "response.output_item.added", "sequence_number": 1, "output_index": 0,
             "item": {**_MESSAGE, "status": "in_progress", "content": []}})
+        + _event("response.content_part.added", {
+            "type": "response.content_part.added", "sequence_number": 2,
+            "item_id": _MESSAGE["id"], "output_index": 0, "content_index": 0,
+            "part": {"type": "output_text", "text": "", "annotations": []}})
+        + _event("response.output_text.delta", {
+            "type": "response.output_text.delta", "sequence_number": 3,
+            "item_id": _MESSAGE["id"], "output_index": 0, "content_index": 0, "delta": "done",
+            "logprobs": []})
+        + _event("response.output_text.done", {
+            "type": "response.output_text.done", "sequence_number": 4,
+            "item_id": _MESSAGE["id"], "output_index": 0, "content_index": 0, "text": "done",
+            "logprobs": []})
+        + _event("response.content_part.done", {
+            "type": "response.content_part.done", "sequence_number": 5,
+            "item_id": _MESSAGE["id"], "output_index": 0, "content_index": 0,
+            "part": _MESSAGE["content"][0]})
         + _event("response.output_item.done", {
-            "type": "response.output_item.done", "sequence_number": 2, "output_index": 0,
+            "type": "response.output_item.done", "sequence_number": 6, "output_index": 0,
             "item": _MESSAGE})
         + _event("response.completed", {
-            "type": "response.completed", "sequence_number": 3,
+            "type": "response.completed", "sequence_number": 7,
             "response": {**_RESPONSE, "status": "completed", "output": [_MESSAGE],
                          "usage": {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2}}})
     ).encode(),
