@@ -126,6 +126,47 @@ def test_tool_names_joins_the_name_fragments_of_a_chat_tool() -> None:
     assert common.tool_names(sse("openai-chat", lines)) == ["look", "up", "lookup"]
 
 
+@needs("langchain")
+def test_langchain_runs_both_calls_of_the_golden_responses_turn_with_empty_arguments() -> None:
+    # The golden turn adds both function_call items before their argument deltas:
+    # langchain-openai moves to a new content index whenever output_index changes, so
+    # both calls keep the empty arguments of output_item.added (docs/frameworks.md,
+    # LC-R). A release that fixes it fails here: move the pair to the golden test.
+    calls = frameworks.adapter("langchain", "openai-responses")(golden("openai-responses"))
+    assert canonical(calls) == canonical([
+        {"call_id": "call-A", "name": "lookup_order", "arguments": {}},
+        {"call_id": "call-B", "name": "lookup_order", "arguments": {}}])
+    assert GOLDEN_HAZARDS == {("langchain", "openai-responses")}
+
+
+# ----------------------------------------------------------------- the hazards, pinned
+
+#: Every hazard of docs/frameworks.md: its id, framework, contract, the kit's family
+#: and mutation, the minimal stream (the kit's JSON lines) and the calls the framework
+#: executed (or handed over for execution) on it.
+HAZARDS = json.loads((ROOT / "tests" / "framework_hazards.json").read_text("utf-8"))
+
+
+def test_every_hazard_of_the_page_is_pinned_here_and_the_other_way_round() -> None:
+    page = (ROOT / "docs" / "frameworks.md").read_text("utf-8")
+    listed = {line.split("|")[1].strip() for line in page.splitlines()
+              if line.startswith("| ") and line.rstrip().endswith("| hazard |")}
+    assert listed == {h["id"] for h in HAZARDS}
+    for hazard in HAZARDS:
+        assert f"#### {hazard['id']} " in page, hazard["id"]
+
+
+@pytest.mark.parametrize("hazard", [
+    pytest.param(h, marks=needs(h["framework"]), id=h["id"]) for h in HAZARDS])
+def test_the_minimal_stream_of_every_hazard_still_runs_its_calls(hazard: dict[str, Any]) -> None:
+    """Fails when a framework release changes what it does on the stream: update
+    docs/frameworks.md (the finding may be fixed) and tests/framework_hazards.json."""
+    data = render_api_events(hazard["contract"], hazard["events"])
+    calls = frameworks.adapter(hazard["framework"], hazard["contract"])(data)
+    assert calls, "nothing runs any more: the hazard looks fixed"
+    assert canonical(calls) == canonical(hazard["calls"])
+
+
 def test_tool_names_splits_sse_lines_only_at_cr_and_lf() -> None:
     # U+0085 and U+2028 are line breaks to str.splitlines, not to SSE
     lines = """
