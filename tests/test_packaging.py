@@ -328,3 +328,20 @@ def test_the_installed_conformance_kit_on_the_tutorials_parser(installed: Instal
         "conform-regressions", "test_toy_anthropic.py", "toy_anthropic.py", ".hypothesis",
         ".pcfuzz"}
     assert _tree(installed.package) == before, "pcfuzz wrote into the installed package"
+
+
+def test_the_extras_a_team_installs_declare_ranges_not_pins() -> None:
+    """``harness``, ``oracles`` and ``scale`` install beside a team's own pins; only the
+    project's own ``dev`` environment pins, and it holds hypothesis at the harness's
+    lowest, so ``dev.py test`` runs the kit's tests at both ends of the range."""
+    import re
+
+    extras = _config()["project"]["optional-dependencies"]  # type: ignore[index]
+    for name in ("harness", "oracles", "scale"):
+        for requirement in extras[name]:
+            assert "==" not in requirement.split(";")[0], (name, requirement)
+    (harness_hyp,) = [r for r in extras["harness"] if re.match(r"hypothesis(?![-\w])", r)]
+    (dev_hyp,) = [r for r in extras["dev"] if re.match(r"hypothesis(?![-\w])", r)]
+    low = re.search(r">=([\d.]+)", harness_hyp)
+    assert low and f">={low.group(1)}" in dev_hyp, (harness_hyp, dev_hyp)
+    assert "<7" in harness_hyp

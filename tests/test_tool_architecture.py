@@ -6,7 +6,7 @@ contracts exists once.
 The layers, bottom to top (``docs/architecture.md``, "The tool's house"):
 
     contracts  <-  strategies  <-  fuzz/harness  <-  fuzz/fuzz_*.py (the targets)
-    contracts, strategies, fuzz/harness, pcfuzz.{errors,registry,_data}  <-  engine
+    contracts, strategies, fuzz/harness, pcfuzz.{errors,registry,_data,files}  <-  engine
     engine  <-  nightly, bench;   conform;   cli  ->  engine, nightly, conform, bench
 """
 
@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: Leaf modules of the tool every layer above the fuzz targets may use.
 BASE = ("pcfuzz.contracts", "pcfuzz.strategies", "pcfuzz.errors", "pcfuzz.registry",
-        "pcfuzz._data", "pcfuzz.database")
+        "pcfuzz._data", "pcfuzz.database", "pcfuzz.files")
 #: layer -> the pcfuzz packages/modules its modules may import (besides themselves).
 ALLOWED: dict[str, tuple[str, ...]] = {
     "pcfuzz.strategies": ("pcfuzz.contracts", "pcfuzz._data"),
@@ -245,10 +245,11 @@ def test_fuzz_keeps_only_what_libfuzzer_sees() -> None:
 
 
 def test_every_subcommand_module_has_the_one_shape() -> None:
-    from pcfuzz.cli.app import COMMANDS
+    from pcfuzz.cli.app import COMMANDS, TABLE
 
     folder = ROOT / "pcfuzz" / "cli"
     seen = []
+    rows = {module: (name, help) for name, module, help in TABLE}
     for path in sorted(folder.glob("*.py")):
         if path.stem in {"__init__", "app", "common"}:
             continue
@@ -256,6 +257,8 @@ def test_every_subcommand_module_has_the_one_shape() -> None:
         for name in ("NAME", "HELP", "DESCRIPTION", "add_parser", "run"):
             assert hasattr(module, name), f"pcfuzz/cli/{path.name} has no {name}"
         seen.append(module.NAME)
+        # the top-level parser is built from the table: it must say what the module says
+        assert rows.get(path.stem) == (module.NAME, module.HELP), path
         # the help text is plain text for a terminal: no reST markup
         for text in (module.HELP, module.DESCRIPTION):
             assert "``" not in text and ":func:" not in text and ":class:" not in text, path

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pcfuzz.cli.common import add_command
+from pcfuzz.cli.common import add_command, require_harness, seconds_or_zero
 from pcfuzz.conform.kit import (
     DEFAULT_REGRESSIONS,
     HYPOTHESIS_HOME,
@@ -58,7 +58,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--input", choices=INPUTS, default="events",
                    help="what the adapter receives: the decoded event list (default) or the "
                         "raw SSE bytes of the turn")
-    p.add_argument("--budget", type=float, default=60, metavar="S",
+    p.add_argument("--budget", type=seconds_or_zero, default=60.0, metavar="S",
                    help="seconds shared by the scenario families (default 60); 0 runs one "
                         "hypothesis run per family at the loaded profile's max_examples")
     p.add_argument("--strict", action="store_true",
@@ -78,6 +78,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    require_harness("hypothesis")
     from hypothesis import configuration
 
     # hypothesis keeps the home directory in a module global with no getter; restore

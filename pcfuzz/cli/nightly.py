@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from pcfuzz.cli.common import add_command, layout_of
+from pcfuzz.cli.common import add_command, jobs, layout_of, require_harness, seconds
 from pcfuzz.errors import UsageError
 from pcfuzz.nightly.pipeline import NightlyOptions, run_nightly
 from pcfuzz.nightly.plan import default_jobs
@@ -36,8 +36,9 @@ def _shard(text: str) -> Shard:
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     p = add_command(sub, NAME, HELP, DESCRIPTION)
-    p.add_argument("--budget", type=float, default=600, help="total seconds (default 600)")
-    p.add_argument("--jobs", type=int, default=default_jobs(),
+    p.add_argument("--budget", type=seconds, default=600.0, metavar="S",
+                   help="total seconds (default 600)")
+    p.add_argument("--jobs", type=jobs, default=default_jobs(), metavar="N",
                    help="slots: processes run side by side (fuzz targets, the property "
                    f"suite, mutants, minimization; default: the CPUs, here {default_jobs()})")
     p.add_argument("--report", default="reports/latest", help="report directory")
@@ -45,7 +46,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    help="property suite: every property test, examples sized from its "
                    "measured cost up to the nightly profile's count (auto = full); quick "
                    "caps them at 20; off skips the suite")
-    p.add_argument("--property-budget", type=float,
+    p.add_argument("--property-budget", type=seconds, metavar="S",
                    help="seconds for the property suite (default: 30%% of the budget)")
     p.add_argument("--property-tests", nargs="*",
                    help="pytest paths (default: a checkout's tests/; installed: none, off)")
@@ -74,6 +75,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    require_harness("atheris", "hypothesis", "pytest")
     opts = NightlyOptions(
         budget_s=args.budget,
         jobs=args.jobs,
