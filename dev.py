@@ -5,7 +5,7 @@
     python3 dev.py test                            # the full test suite
 
 Needs nothing but Python 3.11+. The first run creates ``.venv`` and installs the
-project with its ``harness``, ``oracles``, ``scale`` and ``dev`` extras; a later run reinstalls only when
+project with its ``harness``, ``oracles``, ``frameworks``, ``scale`` and ``dev`` extras; a later run reinstalls only when
 ``pyproject.toml`` changed.
 """
 
@@ -41,9 +41,9 @@ def ensure_venv() -> None:
     if not PY.exists():
         log(f"creating virtual environment {VENV.name}/")
         venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
-    log("installing pcfuzz with extras [harness,oracles,scale,dev] (first run only)")
+    log("installing pcfuzz with extras [harness,oracles,frameworks,scale,dev] (first run only)")
     must([str(PY), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-         "-e", f"{ROOT}[harness,oracles,scale,dev]"])
+         "-e", f"{ROOT}[harness,oracles,frameworks,scale,dev]"])
     STAMP.write_text(wanted)
 
 
