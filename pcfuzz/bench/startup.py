@@ -91,13 +91,14 @@ def _first_execution(command: Sequence[str], env: dict[str, str], cwd: Path) -> 
     watchdog = threading.Timer(_TIMEOUT, proc.kill)
     watchdog.start()
     seen: float | None = None
-    try:
-        for line in proc.stderr or ():
-            if seen is None and "INITED" in line:
-                seen = time.perf_counter() - start
-        proc.wait()
-    finally:
-        watchdog.cancel()
+    with proc:  # closes the stderr pipe, whatever happens while it is read
+        try:
+            for line in proc.stderr or ():
+                if seen is None and "INITED" in line:
+                    seen = time.perf_counter() - start
+            proc.wait()
+        finally:
+            watchdog.cancel()
     return seen if proc.returncode == 0 else None
 
 
