@@ -20,8 +20,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from pcfuzz.bench.data import anthropic_stream  # noqa: E402
 from pcfuzz.contracts.anthropic_messages import AnthropicMessagesStream, parse_events  # noqa: E402
-from pcfuzz.fuzz._bench_data import anthropic_stream  # noqa: E402
 
 TARGET_EVENTS = 2_000
 

@@ -20,8 +20,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from pcfuzz.bench.data import gemini_stream  # noqa: E402
 from pcfuzz.contracts.gemini_interactions import parse_events  # noqa: E402
-from pcfuzz.fuzz._bench_data import gemini_stream  # noqa: E402
 
 N_EVENTS = 2_000
 REPEATS = 7

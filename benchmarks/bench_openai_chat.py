@@ -25,9 +25,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from pcfuzz.bench.data import chat_stream  # noqa: E402
 from pcfuzz.contracts import strict_json  # noqa: E402
 from pcfuzz.contracts.openai_chat import DONE, ChatCompletionStream, parse_events  # noqa: E402
-from pcfuzz.fuzz._bench_data import chat_stream  # noqa: E402
 
 TARGET_CHUNKS = 2_000
 

@@ -23,8 +23,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from pcfuzz.bench.data import responses_stream  # noqa: E402
 from pcfuzz.contracts.openai_responses import parse_events  # noqa: E402
-from pcfuzz.fuzz._bench_data import responses_stream  # noqa: E402
 
 EVENTS = 2_000
 

@@ -26,9 +26,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from pcfuzz.bench.data import provider_event  # noqa: E402
 from pcfuzz.contracts import strict_json  # noqa: E402
 from pcfuzz.contracts.errors import ContractError  # noqa: E402
-from pcfuzz.fuzz._bench_data import provider_event  # noqa: E402
 
 
 def paired(

@@ -47,6 +47,7 @@ from .openai_chat import ChatCompletionTurn
 from .openai_chat import parse_events as _chat_parse_events
 from .openai_responses import OpenAIResponsesTurn
 from .openai_responses import parse_events as _responses_parse_events
+from .registry import NAMES
 from .sse import MAX_RETRY_DIGITS, SSEDecoder, SSEEvent
 from .strict_json import loads
 
@@ -66,13 +67,8 @@ Turn: TypeAlias = (
     OpenAIResponsesTurn | AnthropicMessagesTurn | GeminiInteractionsTurn | ChatCompletionTurn
 )
 
-#: The contract names the wire adapters accept (the command-line names).
-CONTRACTS: Final[tuple[str, ...]] = (
-    "openai-responses",
-    "anthropic-messages",
-    "gemini-interactions",
-    "openai-chat",
-)
+#: The contract names the wire adapters accept (the command-line names): the registry's.
+CONTRACTS: Final[tuple[str, ...]] = NAMES
 
 
 def _where(sse: SSEEvent) -> str:
@@ -163,6 +159,10 @@ _ADAPTERS: Final[dict[str, tuple[Callable[[SSEEvent], Any], _Parser]]] = {
     "gemini-interactions": (_gemini_event, _gemini_parse_events),
     "openai-chat": (_chat_event, _chat_parse_events),
 }
+
+
+if tuple(_ADAPTERS) != NAMES:  # one adapter per registered contract, in registry order
+    raise RuntimeError(f"contracts.wire adapters {tuple(_ADAPTERS)} != registry {NAMES}")
 
 
 def _locate(exc: ContractError, where: str) -> None:

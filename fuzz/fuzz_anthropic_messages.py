@@ -5,7 +5,7 @@ The first byte selects a mode:
 
 * input that looks like raw SSE (an ``event:``/``data:``/``id:``/``retry:`` or
   ``:`` line first, e.g. a capture file): the whole input goes through the wire path
-  of ``fuzz_wire_anthropic_messages`` (``fuzz._wire_target.route_sse``); no mode
+  of ``fuzz_wire_anthropic_messages`` (``fuzz.harness.wire_target.route_sse``); no mode
   byte is taken;
 * otherwise, even: the rest is raw SSE text, decoded by ``contracts.sse`` and mapped
   to envelopes by ``contracts.wire.sse_to_events`` (strict JSON data), fed to the
@@ -29,10 +29,11 @@ from typing import Any
 
 import atheris
 
-from pcfuzz.fuzz._fdp import json_value as _json_value
-from pcfuzz.fuzz._fdp import split_text as _split
+from pcfuzz.fuzz.harness.fdp import json_value as _json_value
+from pcfuzz.fuzz.harness.fdp import split_text as _split
+from pcfuzz.fuzz.harness.instrument import STREAM, WIRE, instrument, provider
 
-with atheris.instrument_imports():
+with instrument(*STREAM, *WIRE, *provider("anthropic-messages")):
     from pcfuzz.contracts.anthropic_messages import (
         REVISIONS,
         AnthropicMessagesStream,
@@ -43,7 +44,7 @@ with atheris.instrument_imports():
     from pcfuzz.contracts.sse import decode_sse
     from pcfuzz.contracts.wire import sse_to_events
 
-from pcfuzz.fuzz._wire_target import note_sse_inputs, route_sse
+from pcfuzz.fuzz.harness.wire_target import note_sse_inputs, route_sse
 
 CONTRACT = "anthropic-messages"
 

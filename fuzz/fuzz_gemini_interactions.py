@@ -3,7 +3,7 @@
 
 An input that looks like raw SSE (an ``event:``/``data:``/``id:``/``retry:`` or ``:``
 line first, e.g. a capture file) goes, whole, through the wire path of
-``fuzz_wire_gemini_interactions`` (``fuzz._wire_target.route_sse``). Otherwise the
+``fuzz_wire_gemini_interactions`` (``fuzz.harness.wire_target.route_sse``). Otherwise the
 first byte selects a mode (``byte % 3``):
 
 * 0: raw JSON lines; each non-empty line is loaded strictly and fed as one event,
@@ -32,10 +32,11 @@ from typing import Any
 
 import atheris
 
-from pcfuzz.fuzz._fdp import json_value as _json_value
-from pcfuzz.fuzz._fdp import split_text as _split
+from pcfuzz.fuzz.harness.fdp import json_value as _json_value
+from pcfuzz.fuzz.harness.fdp import split_text as _split
+from pcfuzz.fuzz.harness.instrument import STREAM, WIRE, instrument, provider
 
-with atheris.instrument_imports():
+with instrument(*STREAM, *WIRE, *provider("gemini-interactions")):
     from pcfuzz.contracts.errors import ContinuationError, ContractError
     from pcfuzz.contracts.gemini_interactions import (
         REVISIONS,
@@ -46,8 +47,9 @@ with atheris.instrument_imports():
     )
     from pcfuzz.contracts.results import ModelVisibleToolResult
     from pcfuzz.contracts.strict_json import loads
+    from pcfuzz.contracts.wire import parse_sse  # noqa: F401  (raw SSE inputs: route_sse)
 
-from pcfuzz.fuzz._wire_target import note_sse_inputs, route_sse
+from pcfuzz.fuzz.harness.wire_target import note_sse_inputs, route_sse
 
 CONTRACT = "gemini-interactions"
 

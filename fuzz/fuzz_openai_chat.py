@@ -31,14 +31,16 @@ from typing import Any
 
 import atheris
 
-with atheris.instrument_imports():
+from pcfuzz.fuzz.harness.instrument import STREAM, WIRE, instrument, provider
+
+with instrument(*STREAM, *WIRE, *provider("openai-chat")):
     from pcfuzz.contracts.errors import ContractError
     from pcfuzz.contracts.openai_chat import REVISIONS, ChatCompletionStream, ChatCompletionTurn
     from pcfuzz.contracts.openai_chat_cache import decode, encode
     from pcfuzz.contracts.sse import decode_sse
     from pcfuzz.contracts.wire import sse_to_events
 
-from pcfuzz.fuzz._wire_target import note_sse_inputs
+from pcfuzz.fuzz.harness.wire_target import note_sse_inputs
 
 CONTRACT = "openai-chat"
 _REVISIONS = sorted(REVISIONS)

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Atheris target: raw SSE bytes of one anthropic-messages turn, through the code path of
-``pcfuzz check --contract anthropic-messages`` (``fuzz._check.check_bytes``).
+``pcfuzz check --contract anthropic-messages`` (``fuzz.harness.verdict.check_bytes``).
 
 The whole input is the stream, so a captured ``.sse`` file is a valid seed (the
 seeds are the ``wire-sse-bytes`` fixture and rendered strategy outputs). Oracle
-(``fuzz/_wire_target.py``): only ``ContractError`` escapes the wire path; a rejected
+(``fuzz/harness/wire_target.py``): only ``ContractError`` escapes the wire path; a rejected
 stream has no calls; an accepted one is the same Turn through ``contracts.wire``
 whole and re-chunked; cut at or inside its terminal event it yields no calls.
 """
@@ -15,11 +15,13 @@ import sys
 
 import atheris
 
-with atheris.instrument_imports():
-    import pcfuzz.contracts  # noqa: F401  (instrument the library before the harness loads it)
-    from pcfuzz.fuzz._check import check_bytes  # noqa: F401
+from pcfuzz.fuzz.harness.instrument import STREAM, WIRE, instrument, parser
 
-from pcfuzz.fuzz._wire_target import make_target
+# The stream path of one contract; the harness imported after it finds it loaded.
+with instrument(*STREAM, *WIRE, *parser("anthropic_messages")):
+    import pcfuzz.contracts.wire  # noqa: F401
+
+from pcfuzz.fuzz.harness.wire_target import make_target
 
 CONTRACT = "anthropic-messages"
 TestOneInput = make_target(CONTRACT)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["checkout_root", "fixtures_dir", "fuzz_dir", "package_dir"]
+__all__ = ["checkout_root", "docs_dir", "fixtures_dir", "fuzz_dir", "package_dir"]
 
 
 def package_dir(package: str) -> Path:
@@ -57,3 +57,8 @@ def checkout_root() -> Path | None:
     if (root / "pyproject.toml").is_file() and (root / "tests").is_dir():
         return root
     return None
+
+
+def docs_dir() -> Path:
+    """The documentation pages (``docs/`` of a checkout; ``pcfuzz/docs`` installed)."""
+    return package_dir("pcfuzz.docs")

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from pcfuzz._data import checkout_root, fixtures_dir
+from pcfuzz.contracts.registry import NAMES
 
 __all__ = [
     "CONTRACTS",
@@ -44,7 +45,7 @@ SCHEMAS_DIR = fixtures_dir() / "schemas"
 PINNED = "2026-07-21"
 #: Every revision with schemas, the pinned one first.
 REVISIONS = ("2026-07-21", "2026-12-01")
-CONTRACTS = ("openai-responses", "anthropic-messages", "gemini-interactions", "openai-chat")
+CONTRACTS = NAMES
 
 Schema = dict[str, Any]
 Patch = Callable[[str, Schema], None]

@@ -47,6 +47,8 @@ __all__ = [
     "accumulate",
     "via_client",
     "union_members",
+    "variants",
+    "literal_values",
 ]
 
 #: Distribution name -> importable module of each SDK.
@@ -216,7 +218,7 @@ def literal_values(model: type, field: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def _variants(union: Any, key: str) -> dict[str, type]:
+def variants(union: Any, key: str) -> dict[str, type]:
     table: dict[str, type] = {}
     for cls in union_members(union):
         for value in literal_values(cls, key):
@@ -231,13 +233,13 @@ def _variants(union: Any, key: str) -> dict[str, type]:
 def _openai_responses_types() -> dict[str, type]:
     from openai.types.responses import ResponseStreamEvent
 
-    return _variants(ResponseStreamEvent, "type")
+    return variants(ResponseStreamEvent, "type")
 
 
 def _anthropic_types() -> dict[str, type]:
     from anthropic.types import RawMessageStreamEvent
 
-    return _variants(RawMessageStreamEvent, "type")
+    return variants(RawMessageStreamEvent, "type")
 
 
 def _check(cls: type, payload: Any, where: str) -> list[Finding]:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from pcfuzz._data import checkout_root, fixtures_dir
+from pcfuzz.contracts.registry import NAMES
 from pcfuzz.strategies.revision_schemas import PINNED, REVISIONS
 from pcfuzz.strategies.sse import render_api_events
 
@@ -30,7 +31,7 @@ __all__ = ["FIXTURES_DIR", "WIRE_DIR", "CONTRACTS", "PINNED", "REVISIONS", "gold
 
 FIXTURES_DIR = fixtures_dir()
 WIRE_DIR = FIXTURES_DIR / "wire"
-CONTRACTS = ("openai-responses", "anthropic-messages", "gemini-interactions", "openai-chat")
+CONTRACTS = NAMES
 
 _FRAMING = {
     "openai-responses": "an 'event: <type>' line and one compact JSON 'data:' line per event",

@@ -19,6 +19,7 @@ import pytest
 
 from pcfuzz.contracts.errors import ContractError, StreamTruncated
 from pcfuzz.contracts.fixtures import load_fixture
+from pcfuzz.contracts.registry import CONTRACTS as REGISTERED
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -33,14 +34,13 @@ def _same(events: list[Any]) -> list[Any]:
     return events
 
 
-# contract -> (module, stream class, fixture-events-to-parser-input)
+#: Fixture events to parser input where the two differ (Chat's fixtures hold its frames'
+#: JSON form; its parser takes frames and the DONE sentinel).
+_INPUTS: dict[str, Callable[[list[Any]], list[Any]]] = {"openai-chat": _chat_frames}
+# contract -> (module, stream class, fixture-events-to-parser-input), from the registry
 CONTRACTS: dict[str, tuple[str, str, Callable[[list[Any]], list[Any]]]] = {
-    "openai-responses": ("pcfuzz.contracts.openai_responses", "OpenAIResponsesStream", _same),
-    "anthropic-messages": ("pcfuzz.contracts.anthropic_messages", "AnthropicMessagesStream", _same),
-    "gemini-interactions": (
-        "pcfuzz.contracts.gemini_interactions", "GeminiInteractionsStream", _same,
-    ),
-    "openai-chat": ("pcfuzz.contracts.openai_chat", "ChatCompletionStream", _chat_frames),
+    c.name: (f"pcfuzz.contracts.{c.package}", c.stream_class, _INPUTS.get(c.name, _same))
+    for c in REGISTERED
 }
 
 

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from pcfuzz.fuzz import _bench, _bench_data
-from pcfuzz.fuzz._targets import Layout, discover
-from pcfuzz.fuzz.cli import main
+from pcfuzz.bench import data as bench_data
+from pcfuzz.bench import runner
+from pcfuzz.cli import main
+from pcfuzz.engine.targets import Layout, discover
 
 FIELDS = {
     "case": str, "group": str, "candidate": str, "baseline": str, "rate_unit": str,
@@ -30,7 +31,7 @@ def test_quick_bench_writes_one_record_per_case(
                    "--json", str(out)])
     assert status == 0
     records = json.loads(out.read_text(encoding="utf-8"))
-    expected = len(_bench.EVENT_GOALS) + 2 * len(_bench_data.STREAMS)
+    expected = len(runner.EVENT_GOALS) + 2 * len(bench_data.STREAMS)
     assert len(records) == expected
     assert len({r["case"] for r in records}) == expected, "case names are unique"
     assert {r["group"] for r in records} == {"events", "streams", "scaling"}
@@ -52,14 +53,14 @@ def test_quick_bench_writes_one_record_per_case(
 
 def test_markdown_table_has_a_row_per_record() -> None:
     records = [
-        _bench.Record(case="a", group="events", candidate="x", baseline="y", ratio=1.2,
+        runner.Record(case="a", group="events", candidate="x", baseline="y", ratio=1.2,
                       ratio_min=1.0, ratio_max=1.4, rate=10.0, rate_unit="MB/s", goal=1.3,
                       better="lower", met=True, rounds=3),
-        _bench.Record(case="b", group="fuzz", candidate="x", baseline="y", ratio=0.2,
+        runner.Record(case="b", group="fuzz", candidate="x", baseline="y", ratio=0.2,
                       ratio_min=0.1, ratio_max=0.3, rate=5.0, rate_unit="exec/s", goal=0.5,
                       better="higher", met=False, rounds=1),
     ]
-    lines = _bench.table(records, markdown=True).splitlines()
+    lines = runner.table(records, markdown=True).splitlines()
     assert lines[0].startswith("| case |") and len(lines) == 2 + len(records)
     assert "| met |" in lines[2] and "| MISSED |" in lines[3]
     assert ">= 0.5" in lines[3] and "<= 1.3" in lines[2]
@@ -71,17 +72,19 @@ def test_unknown_case_group_is_an_error(capsys: pytest.CaptureFixture[str]) -> N
 
 
 def test_baseline_fuzz_target_is_not_a_discovered_target() -> None:
+    # It lives with the benchmark (pcfuzz/bench/), outside the fuzz project.
     layout = Layout.from_options()
-    assert (layout.fuzz_dir / _bench.BASELINE_TARGET).is_file()
+    assert Path(runner.__file__).with_name(runner.BASELINE_TARGET).is_file()
+    assert not (layout.fuzz_dir / runner.BASELINE_TARGET).exists()
     names = [t.path.name for t in discover(layout)]
-    assert names and _bench.BASELINE_TARGET not in names
+    assert names and runner.BASELINE_TARGET not in names
 
 
 @pytest.mark.parametrize("total", [2_000, 8_000])
 def test_bench_streams_parse_to_two_calls(total: int) -> None:
     import importlib
 
-    for contract, build in _bench_data.STREAMS.items():
+    for contract, build in bench_data.STREAMS.items():
         frames, texts = build(total)
         assert len(texts) == total, contract
         turn = importlib.import_module(f"pcfuzz.contracts.{contract}").parse_events(frames)
@@ -91,36 +94,101 @@ def test_bench_streams_parse_to_two_calls(total: int) -> None:
 def test_wire_case_has_a_floor_row_and_an_sdk_row_per_contract(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from pcfuzz.fuzz import _bench_wire
+    from pcfuzz.bench import wire
 
     # One SDK reported absent, whatever is installed: its row says so instead of a ratio.
     missing = "no_such_sdk_package_for_the_bench_test"
-    monkeypatch.setitem(_bench_wire.SDK_PATHS, "openai_chat",
-                        (missing, "-", _bench_wire.SDK_PATHS["openai_chat"][2]))
-    monkeypatch.setattr(_bench, "SDK_EVENTS", 20)
-    records = _bench.run(_bench.Options(quick=True, rounds=1, groups=("wire",)))
-    assert len(records) == 2 * len(_bench_data.STREAMS)
+    monkeypatch.setitem(wire.SDK_PATHS, "openai_chat",
+                        (missing, "-", wire.SDK_PATHS["openai_chat"][2]))
+    monkeypatch.setattr(runner, "SDK_EVENTS", 20)
+    records = runner.run(runner.Options(quick=True, rounds=1, groups=("wire",)))
+    assert len(records) == 2 * len(bench_data.STREAMS)
     floors = [r for r in records if "floor pipeline" in r.case]
     sdks = [r for r in records if "SDK" in r.case]
-    assert len(floors) == len(sdks) == len(_bench_data.STREAMS)
+    assert len(floors) == len(sdks) == len(bench_data.STREAMS)
     for record in floors:
-        assert record.ratio is not None and record.goal == _bench.WIRE_GOAL
+        assert record.ratio is not None and record.goal == runner.WIRE_GOAL
         assert record.met is (record.ratio <= record.goal)
     chat = next(r for r in sdks if "openai_chat" in r.case)
     assert chat.ratio is None and chat.met is None and "not installed" in chat.note
     for record in sdks:
-        assert record.goal == _bench.SDK_GOAL
+        assert record.goal == runner.SDK_GOAL
         assert (record.ratio is None) == ("skipped" in record.note), record
 
 
 def test_floor_pipelines_find_every_call_of_the_bench_streams() -> None:
+    from pcfuzz.bench import wire
     from pcfuzz.contracts.wire import parse_sse
-    from pcfuzz.fuzz import _bench_wire
 
-    for contract, floor in _bench_wire.FLOORS.items():
-        raw = _bench_data.sse_bytes(contract, 60)
+    for contract, floor in wire.FLOORS.items():
+        raw = bench_data.sse_bytes(contract, 60)
         turn = parse_sse(contract.replace("_", "-"), raw)
         arguments = floor(raw)
         assert turn.calls
         assert sorted(json.dumps(c.arguments, sort_keys=True) for c in turn.calls) == sorted(
             json.dumps(a, sort_keys=True) for a in arguments.values()), contract
+
+
+def test_startup_case_gives_seconds_beside_python_and_a_goal_per_row(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from pcfuzz.bench import startup
+    from pcfuzz.engine.targets import Target
+
+    layout = Layout.from_options()
+    strict = next(t for t in discover(layout) if t.name == "strict-json")
+    # A target that dies before its first input: its rows say so instead of a figure.
+    broken = tmp_path / "fuzz_broken.py"
+    broken.write_text("raise SystemExit(3)\n", encoding="utf-8")
+    targets = [strict, Target(fuzzer="fuzz_broken", path=broken, layout=layout)]
+    monkeypatch.setattr(startup, "discover", lambda _layout: targets)
+    records = runner.run(runner.Options(rounds=1, groups=("startup",)))
+
+    assert {r.group for r in records} == {"startup"}
+    assert len({r.case for r in records}) == len(records) == 1 + 3 + 2 * len(targets)
+    baseline, *rows = records
+    assert "python -c pass" in baseline.case and baseline.goal is None
+    assert baseline.ratio is not None and baseline.ratio > 0 and baseline.met is None
+    # Every measurement after the first row ran after its own python -c pass.
+    assert baseline.rounds == sum(r.rounds for r in rows if r.ratio is not None)
+    goals = {"import pcfuzz.contracts": startup.IMPORT_GOAL,
+             "pcfuzz --version": startup.VERSION_GOAL, "pcfuzz check": startup.CHECK_GOAL,
+             "strict-json": startup.STARTUP_GOAL, "broken": startup.STARTUP_GOAL}
+    for record in rows:
+        assert [g for key, g in goals.items() if key in record.case] == [record.goal], record
+        assert record.better == "lower" and record.rate_unit == "x python -c pass"
+        if "broken" in record.case:
+            assert record.ratio is None and record.met is None and "failed" in record.note
+            continue
+        assert record.ratio is not None and record.rate is not None, record
+        assert record.ratio_min is not None and record.ratio_max is not None
+        assert 0 < record.ratio_min <= record.ratio <= record.ratio_max
+        assert record.rounds == 1
+        assert record.met is (record.ratio <= record.goal)
+    assert [r.case.rsplit(", ", 1)[1] for r in rows if "strict-json" in r.case] == [
+        "cold", "warm"]
+    printed = runner.table(records)
+    assert f"{baseline.ratio:.2f} s" in printed and "<= 1.0" in printed
+    # --quick: warm starts only.
+    quick = runner.run(runner.Options(quick=True, rounds=1, groups=("startup",)))
+    assert [r.case for r in quick] == [r.case for r in records if not r.case.endswith("cold")]
+
+
+def test_byte_level_fuzz_targets_carry_the_throughput_goal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # exec/s stand-ins (the runs themselves take seconds each): the baseline 100,
+    # strict-json 60, source-url 40, every other target 10.
+    rates = {runner.BASELINE_TARGET: 100.0, "fuzz_strict_json.py": 60.0,
+             "fuzz_source_url.py": 40.0}
+    monkeypatch.setattr(runner, "_exec_per_s",
+                        lambda path, flags, seconds, layout: rates.get(path.name, 10.0))
+    records = runner.run(runner.Options(quick=True, rounds=1, groups=("fuzz",)))
+    by_case = {r.case: r for r in records}
+    assert by_case["fuzz strict-json"].goal == by_case["fuzz source-url"].goal == 0.5
+    assert by_case["fuzz strict-json"].ratio == 0.6 and by_case["fuzz strict-json"].met
+    assert by_case["fuzz source-url"].ratio == 0.4 and by_case["fuzz source-url"].met is False
+    others = [r for r in records if r.case.startswith("fuzz ") and r.goal is None
+              and "baseline" not in r.case]
+    assert len(others) == len(discover(Layout.from_options())) - 2
+    assert all(r.ratio == 0.1 and r.met is None for r in others)

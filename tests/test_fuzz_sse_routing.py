@@ -3,7 +3,7 @@
 The old targets (``fuzz/fuzz_<contract>.py``) take a mode from their first byte; a
 capture (``event: ...``, ``data: ...``) used to be read as structure-aware bytes of
 whatever mode its first letter selected. Now an input that looks like raw SSE goes,
-whole, through the body of ``fuzz_wire_<contract>`` (``fuzz._wire_target.route_sse``),
+whole, through the body of ``fuzz_wire_<contract>`` (``fuzz.harness.wire_target.route_sse``),
 and single-input mode says so on stderr (``note_sse_inputs``). Chat's raw mode was
 always SSE and now decodes with ``contracts.sse``; it is not rerouted.
 """
@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 
 from pcfuzz.contracts import openai_chat
 from pcfuzz.contracts.fixtures import load_fixture
-from pcfuzz.fuzz import _wire_target
-from pcfuzz.fuzz._wire_target import looks_like_sse, note_sse_inputs
+from pcfuzz.fuzz.harness import wire_target
+from pcfuzz.fuzz.harness.wire_target import looks_like_sse, note_sse_inputs
 from pcfuzz.strategies.sse import render_events
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,7 +60,7 @@ def test_capture_fed_to_an_old_target_goes_whole_to_the_wire_path(
 ) -> None:
     target = load_fuzz_target(f"fuzz_{_name(contract)}")
     recorder = _Recorder()
-    monkeypatch.setitem(_wire_target._ROUTED, contract, recorder)
+    monkeypatch.setitem(wire_target._ROUTED, contract, recorder)
     capture = _capture(contract)
     target.TestOneInput(capture)
     # Whole: no first byte taken as a mode byte.
@@ -81,7 +81,7 @@ def test_structure_aware_seeds_are_not_rerouted(
 ) -> None:
     target = load_fuzz_target(f"fuzz_{_name(contract)}")
     recorder = _Recorder()
-    monkeypatch.setitem(_wire_target._ROUTED, contract, recorder)
+    monkeypatch.setitem(wire_target._ROUTED, contract, recorder)
     seeds = sorted((ROOT / "fuzz" / "corpus" / f"fuzz_{_name(contract)}").iterdir())
     for path in seeds:
         target.TestOneInput(path.read_bytes())
@@ -112,7 +112,7 @@ def test_single_input_mode_names_a_capture_and_not_a_seed(tmp_path: Path) -> Non
     assert "fuzz_wire_anthropic_messages" in out.getvalue()
 
 
-@given(contract=st.sampled_from(sorted(_wire_target._TERMINAL)), seed=st.integers(0, 2**32))
+@given(contract=st.sampled_from(sorted(wire_target._TERMINAL)), seed=st.integers(0, 2**32))
 def test_every_rendered_stream_looks_like_sse(contract: str, seed: int) -> None:
     raw = render_events(contract, _events(contract), random.Random(seed))
     event(f"starts with {raw.removeprefix(BOM).split(b':', 1)[0][:8]!r}")

@@ -27,9 +27,9 @@ from types import ModuleType
 import pytest
 from _fuzz import load_fuzz_target
 
-from pcfuzz.fuzz._property_regressions import store_dir
-from pcfuzz.fuzz._regressions import entries, input_files
-from pcfuzz.fuzz._targets import Layout, Target, discover
+from pcfuzz.engine.property_regressions import store_dir
+from pcfuzz.engine.regressions import entries, input_files
+from pcfuzz.engine.targets import Layout, Target, discover
 
 LAYOUT = Layout.from_options()
 TARGETS = discover(LAYOUT)

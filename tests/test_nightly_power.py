@@ -9,13 +9,13 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from _gemini_interactions import fixture_events
 from hypothesis import event, given
 from hypothesis import strategies as st
-from test_gemini_interactions import fixture_events
 
-from pcfuzz.fuzz._mutants import EQUIVALENT, _apply, find_mutants, is_equivalent, run_mutants
-from pcfuzz.fuzz._report import append_history, read_history, render_trend_svg, trend_point
-from pcfuzz.fuzz._rules import CONTRACTS, trace_events, transition_table
+from pcfuzz.nightly.mutants import EQUIVALENT, _apply, find_mutants, is_equivalent, run_mutants
+from pcfuzz.nightly.report import append_history, read_history, render_trend_svg, trend_point
+from pcfuzz.nightly.transitions import CONTRACTS, trace_events, transition_table
 
 MUTANTS = find_mutants()
 

@@ -68,17 +68,18 @@ def test_nothing_outside_contracts_imports_the_bare_folder_names() -> None:
 #: What the wheel is built from (copied, so the build never touches the checkout's
 #: build/ or *.egg-info, whose stale files could leak into a wheel).
 BUILD_INPUTS = ("pyproject.toml", "setup.py", "README.md",
-                "pcfuzz", "contracts", "strategies", "fuzz", "fixtures")
+                "pcfuzz", "contracts", "strategies", "fuzz", "fixtures", "docs")
 #: Files a command reads at run time, by their checkout paths.
 SHIPPED_DATA = ("fuzz/corpus/*/*", "fuzz/*.dict", "fuzz/*.options", "fuzz/fuzz_*.py",
-                "fuzz/summary.schema.json", "fixtures/*.json", "fixtures/wire/*",
+                "pcfuzz/nightly/summary.schema.json", "docs/*.md",
+                "fixtures/*.json", "fixtures/wire/*",
                 "fixtures/schemas/*/*", "fixtures/README.md", "fixtures/CHANGELOG.md",
                 "contracts/py.typed",
                 # every later contract revision: golden, wire and schema files
                 "fixtures/*/20*/*.json", "fixtures/wire/20*/*", "fixtures/schemas/*/20*/*")
 PACKAGE_DIRS = {"pcfuzz": "pcfuzz", "contracts": "pcfuzz/contracts",
                 "strategies": "pcfuzz/strategies", "fuzz": "pcfuzz/fuzz",
-                "fixtures": "pcfuzz/fixtures"}
+                "fixtures": "pcfuzz/fixtures", "docs": "pcfuzz/docs"}
 
 
 def _run(cmd: list[str], cwd: Path, env: dict[str, str] | None = None,
@@ -214,7 +215,7 @@ def test_the_wheel_installs_and_runs_from_an_empty_directory(installed: Installe
     # Crash fingerprints name pcfuzz's frames as in the repository, also from site-packages.
     frame = _run([str(venv_python), "-c", "from pathlib import Path; "
                   "import pcfuzz.contracts.strict_json as m; "
-                  "from pcfuzz.fuzz._triage import _project_frame; "
+                  "from pcfuzz.engine.triage import _project_frame; "
                   "print(_project_frame(m.__file__, [Path.cwd()]))"], cwd=empty, env=env)
     assert frame.stdout.strip() == "contracts/strict_json.py"
 
@@ -319,7 +320,10 @@ def test_the_installed_conformance_kit_on_the_tutorials_parser(installed: Instal
         fixed.stdout)
     assert "no violations" in fixed.stdout
     passed = _status(pytest_cmd, work, env, 0)
-    assert "8 passed" in passed.stdout and "skipped" in passed.stdout, passed.stdout
+    from pcfuzz.strategies.conformance import families
+
+    default = len(families("anthropic-messages"))  # one test per default family
+    assert f"{default} passed" in passed.stdout and "skipped" in passed.stdout, passed.stdout
 
     # .pcfuzz: where pcfuzz conform keeps hypothesis' cache; .hypothesis: hypothesis'
     # own cache when the user's pytest runs the plugin (their run, their directory).
@@ -327,3 +331,20 @@ def test_the_installed_conformance_kit_on_the_tutorials_parser(installed: Instal
         "conform-regressions", "test_toy_anthropic.py", "toy_anthropic.py", ".hypothesis",
         ".pcfuzz"}
     assert _tree(installed.package) == before, "pcfuzz wrote into the installed package"
+
+
+def test_the_extras_a_team_installs_declare_ranges_not_pins() -> None:
+    """``harness``, ``oracles`` and ``scale`` install beside a team's own pins; only the
+    project's own ``dev`` environment pins, and it holds hypothesis at the harness's
+    lowest, so ``dev.py test`` runs the kit's tests at both ends of the range."""
+    import re
+
+    extras = _config()["project"]["optional-dependencies"]  # type: ignore[index]
+    for name in ("harness", "oracles", "scale"):
+        for requirement in extras[name]:
+            assert "==" not in requirement.split(";")[0], (name, requirement)
+    (harness_hyp,) = [r for r in extras["harness"] if re.match(r"hypothesis(?![-\w])", r)]
+    (dev_hyp,) = [r for r in extras["dev"] if re.match(r"hypothesis(?![-\w])", r)]
+    low = re.search(r">=([\d.]+)", harness_hyp)
+    assert low and f">={low.group(1)}" in dev_hyp, (harness_hyp, dev_hyp)
+    assert "<7" in harness_hyp

@@ -1,6 +1,6 @@
 """``pcfuzz check``: verdicts on captured turns.
 
-In process (``fuzz._check.check_bytes``): every ``wire-sse-bytes`` fixture of every
+In process (``fuzz.harness.verdict.check_bytes``): every ``wire-sse-bytes`` fixture of every
 revision is a complete valid turn with the golden fixture's calls under its revision,
 and EVERY proper prefix of its bytes is rejected without executable calls; a capture
 of today's shape checked under the pinned revision is rejected naming the drift; violations are located by event index and
@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from pcfuzz.contracts import anthropic_messages, gemini_interactions, openai_chat, openai_responses
 from pcfuzz.contracts.fixtures import load_fixture
 from pcfuzz.contracts.wire import parse_sse
-from pcfuzz.fuzz._check import UsageError, Verdict, check_bytes
+from pcfuzz.fuzz.harness.verdict import UsageError, Verdict, check_bytes
 from pcfuzz.strategies.wire_fixtures import CONTRACTS, PINNED, golden_path, wire_path, wire_paths
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -444,7 +444,7 @@ def _wire_target(contract: str) -> Any:
 
 @pytest.mark.parametrize("contract", CONTRACTS)
 def test_wire_target_runs_check_bytes(contract: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    import pcfuzz.fuzz._wire_target as shared
+    import pcfuzz.fuzz.harness.wire_target as shared
 
     seen: list[int] = []
 
@@ -462,7 +462,7 @@ def test_wire_target_runs_check_bytes(contract: str, monkeypatch: pytest.MonkeyP
 def test_wire_target_oracle_catches_a_parser_that_ignores_truncation(
     contract: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import pcfuzz.fuzz._check as check
+    import pcfuzz.fuzz.harness.verdict as check
 
     target = _wire_target(contract)
     good = parse_sse(contract, wire_bytes(contract))
@@ -472,7 +472,7 @@ def test_wire_target_oracle_catches_a_parser_that_ignores_truncation(
 
 
 def test_wire_target_lets_a_non_contract_error_escape(monkeypatch: pytest.MonkeyPatch) -> None:
-    import pcfuzz.fuzz._check as check
+    import pcfuzz.fuzz.harness.verdict as check
 
     def broken(events: Any, **_: Any) -> Any:
         raise KeyError("a parser bug")

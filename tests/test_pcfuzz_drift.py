@@ -7,14 +7,14 @@ import json
 import pytest
 from _oracles import marks
 
-from pcfuzz.fuzz import _drift
-from pcfuzz.fuzz.cli import main
+from pcfuzz.cli import main
+from pcfuzz.conform import drift
 
 pytestmark = [*marks("openai"), *marks("anthropic"), *marks("google-genai")]
 
 
 def rows(contract: str, revision: str = "2026-07-21") -> set[tuple[str, str, str, bool]]:
-    data = _drift.report([contract], revision)
+    data = drift.report([contract], revision)
     return {(r["axis"], r["change"], r["value"], r["execution"])
             for r in data["contracts"][contract]["changes"]}
 
@@ -38,7 +38,7 @@ def test_anthropic_stop_reasons_are_already_pinned() -> None:
     # no stop-reason row at all.
     from anthropic.types.stop_reason import StopReason
 
-    assert "model_context_window_exceeded" in _drift._literals(StopReason)
+    assert "model_context_window_exceeded" in drift._literals(StopReason)
     assert not [r for r in rows("anthropic-messages") if r[0] == "stop reasons"]
 
 
@@ -50,10 +50,10 @@ def test_set_and_field_changes_classify_execution() -> None:
         b: str | None = None
         c: int
 
-    got = _drift._field_changes("x", "fields", ["a", "b", "gone"], Event)
+    got = drift._field_changes("x", "fields", ["a", "b", "gone"], Event)
     assert [(r.change, r.value, r.execution) for r in got] == [
         ("now optional", "b", True), ("not in SDK", "gone", True), ("now required", "c", False)]
-    got = _drift._set_changes("x", "statuses", ["old", "same"], ["same", "fresh"])
+    got = drift._set_changes("x", "statuses", ["old", "same"], ["same", "fresh"])
     assert [(r.change, r.value, r.execution) for r in got] == [
         ("new", "fresh", True), ("removed", "old", False)]
 
@@ -61,7 +61,7 @@ def test_set_and_field_changes_classify_execution() -> None:
 def test_the_newest_revision_has_no_execution_drift_against_the_pinned_sdks() -> None:
     # 2026-12-01 was read from the installed SDK versions: every remaining row is
     # information (a removed value, a newly required field, a field kept required).
-    data = _drift.report(_drift.CONTRACTS)
+    data = drift.report(drift.CONTRACTS)
     assert {e["revision"] for e in data["contracts"].values()} == {"2026-12-01"}
     assert data["execution_drift"] is False, [
         r for e in data["contracts"].values() for r in e["changes"] if r["execution"]]
@@ -72,7 +72,7 @@ def test_function_call_item_id_and_status_are_kept_required_with_a_reason() -> N
         got = rows("openai-responses", revision)
         for field in ("id", "status"):
             assert ("fields of function_call items", "kept required", field, False) in got
-    assert all(reason for reasons in _drift.KEPT_REQUIRED.values()
+    assert all(reason for reasons in drift.KEPT_REQUIRED.values()
                for reason in reasons.values())
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from pcfuzz.fuzz._regressions import input_files
-from pcfuzz.fuzz._show import render, show_input
-from pcfuzz.fuzz.cli import main
+from pcfuzz.cli import main
+from pcfuzz.engine.regressions import input_files
+from pcfuzz.engine.show import render, show_input
 
 pytest.importorskip("atheris")
 

@@ -2,6 +2,6 @@
 
 from toy_anthropic import parse
 
-from pcfuzz.fuzz.pytest_plugin import pcfuzz_conformance
+from pcfuzz.conform.pytest_plugin import pcfuzz_conformance
 
 test_toy_parser = pcfuzz_conformance("anthropic-messages", parse)

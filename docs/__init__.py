@@ -1,0 +1,1 @@
+"""The documentation pages, shipped with the wheel as ``pcfuzz.docs`` (data only)."""

@@ -1,3 +1,0 @@
-from pcfuzz.fuzz.cli import main
-
-raise SystemExit(main())

@@ -1,0 +1,109 @@
+"""pytest plugin of the conformance kit (entry point ``pytest11: pcfuzz``).
+
+In a test module of your own::
+
+    from pcfuzz.conform.pytest_plugin import pcfuzz_conformance
+    from mypkg.stream import adapter
+
+    test_my_parser = pcfuzz_conformance("anthropic-messages", adapter)
+
+collects one test per scenario family (``test_my_parser[valid]``,
+``test_my_parser[truncation]``, ``test_my_parser[terminal]``, ...). Each replays the
+family's saved regressions, then runs one hypothesis run of the family (the loaded
+hypothesis profile's ``max_examples``, or ``--pcfuzz-max-examples``); a failure is
+the minimal stream with what was expected and what the parser did, saved to the
+regression directory (``--pcfuzz-regressions``, default ``conform-regressions``
+under the rootdir) for the next run.
+
+The plugin itself only adds the ``--pcfuzz-*`` options: it imports nothing heavy
+and changes no test unless a module calls :func:`pcfuzz_conformance`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+__all__ = ["pcfuzz_conformance"]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("pcfuzz", "pcfuzz conformance kit")
+    group.addoption("--pcfuzz-max-examples", type=int, default=None,
+                    help="examples per conformance family (default: the hypothesis profile's)")
+    group.addoption("--pcfuzz-regressions", default=None,
+                    help="directory of saved conformance findings, replayed first "
+                         "(default: conform-regressions under the rootdir; 'none' disables)")
+    group.addoption("--pcfuzz-strict", action="store_true", default=False,
+                    help="conformance tests also check this project's strictness policy")
+
+
+def _option(config: pytest.Config, name: str) -> Any:
+    try:
+        return config.getoption(name)
+    except ValueError:  # the plugin is not registered (imported directly)
+        return None
+
+
+def pcfuzz_conformance(
+    contract: str,
+    adapter: Callable[[Any], Any],
+    *,
+    input: str = "events",
+    strict: bool = False,
+    families: list[str] | None = None,
+    regressions: str | Path | None = None,
+) -> Callable[..., None]:
+    """A test function parametrized by scenario family; assign it to a ``test_*`` name.
+
+    ``adapter(events) -> [{"call_id", "name", "arguments"}]`` (raising = rejected);
+    ``input="sse"`` passes the raw SSE bytes instead of the decoded event list;
+    ``strict`` adds this project's strictness checks (unknown fields, usage
+    regression, envelope drift) to safety and correct output.
+    """
+    from pcfuzz.conform import kit
+    from pcfuzz.strategies import conformance
+
+    if contract not in conformance.CONTRACTS:
+        raise ValueError(f"unknown contract {contract!r}; known: "
+                         f"{', '.join(conformance.CONTRACTS)}")
+    if input not in kit.INPUTS:
+        raise ValueError(f"unknown input {input!r}; known: {', '.join(kit.INPUTS)}")
+    chosen = families or conformance.families(contract, strict=True)
+
+    @pytest.mark.parametrize("pcfuzz_family", chosen)
+    def test_conformance(pcfuzz_family: str, request: pytest.FixtureRequest) -> None:
+        config = request.config
+        strict_mode = strict or bool(_option(config, "pcfuzz_strict"))
+        if pcfuzz_family not in conformance.families(contract, strict=strict_mode):
+            pytest.skip(f"{pcfuzz_family} holds only strictness checks (strict=True or "
+                        "--pcfuzz-strict)")
+        where = regressions if regressions is not None else _option(config, "pcfuzz_regressions")
+        if where is None:
+            root: Path | None = Path(config.rootpath) / kit.DEFAULT_REGRESSIONS
+        else:
+            root = None if str(where) == "none" else Path(where)
+        found, _, _ = kit.replay_regressions(adapter, contract, root, input=input,
+                                                  strict=strict_mode)
+        found = [f for f in found if f.family == pcfuzz_family]
+        if not found:
+            result, _ = kit.run_family(
+                adapter, contract, pcfuzz_family, input=input, strict=strict_mode,
+                max_examples=_option(config, "pcfuzz_max_examples"))
+            if result is not None:
+                scenario, outcome, problem = result
+                finding = kit.finding_for(scenario, outcome, problem, input, strict_mode)
+                if root is not None:
+                    finding.saved = str(kit.save_regression(root, scenario, finding))
+                found = [finding]
+        if found:
+            pytest.fail("\n\n".join(f.text(n) for n, f in enumerate(found, start=1)),
+                        pytrace=False)
+
+    test_conformance.__doc__ = f"Conformance of {getattr(adapter, '__name__', adapter)} to {contract}."
+    # the nightly's property run keeps tests with this mark (they run hypothesis inside)
+    test_conformance.pcfuzz_conformance = True  # type: ignore[attr-defined]
+    return test_conformance
