@@ -213,7 +213,11 @@ def loads(data: bytes | str, *, limits: JSONLimits | None = None) -> Any:
         raise StrictJSONError("empty document", where=_where(text, 0, from_bytes))
     value = _fast_path(text, limits)
     if value is _NOT_ACCEPTED:
-        return _parse(text, limits, from_bytes, _ACCELERATED)
+        # A short text the scanner refused is read by the parser's own steps: its
+        # windows and runs would be set up and fail for a few items (3x the cost of
+        # a rejected small document, most of what a fuzzer feeds).
+        mode = _OWN if len(text) <= _OWN_STEPS_UP_TO else _ACCELERATED
+        return _parse(text, limits, from_bytes, mode)
     if value is _OVER_LIMIT:
         return _parse(text, limits, from_bytes, _LOCATE)
     return value
@@ -520,6 +524,9 @@ def _deeper_than(value: Any, limit: int) -> bool:
 
 #: Characters the json scanner may read for one container (see _Window).
 _WINDOW: Final = 64 * 1024
+#: A document the fast path refused is read by the own steps alone up to this length:
+#: at most about _RUN items, where windows and runs save less than they cost.
+_OWN_STEPS_UP_TO: Final = 512
 #: Items of one run, and items of a flat container inside a run.
 _RUN: Final = 256
 _FLAT: Final = 64

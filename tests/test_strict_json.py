@@ -1094,3 +1094,26 @@ def test_a_container_nested_in_a_chunk_is_held_to_the_item_limit(max_items: int)
     ok = "[" + small + ",[" + ",".join(["0"] * max_items) + "]," + small + "]"
     _assert_modes_agree(ok, limits)
     assert same(loads(ok, limits=limits), json.loads(ok))
+
+
+def test_a_short_refused_document_is_read_by_the_own_steps_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Windows and runs cost more than they save on a few items (a rejected small
+    # document, most of what a fuzzer feeds, took 3x as long with them); a longer
+    # one still gets them. Both modes give the same verdict (_assert_modes_agree).
+    modes: list[int] = []
+    parse = strict_json._parse
+
+    def spy(text: str, limits: JSONLimits, from_bytes: bool, mode: int = 0) -> Any:
+        modes.append(mode)
+        return parse(text, limits, from_bytes, mode)
+
+    monkeypatch.setattr(strict_json, "_parse", spy)
+    short = "[" + "0," * ((strict_json._OWN_STEPS_UP_TO - 3) // 2) + "]"
+    long = "[" + "0," * strict_json._OWN_STEPS_UP_TO + "]"
+    assert len(short) <= strict_json._OWN_STEPS_UP_TO < len(long)
+    for doc in (short, long):
+        with pytest.raises(StrictJSONError, match="trailing comma|expected"):
+            loads(doc)
+    assert modes == [strict_json._OWN, strict_json._ACCELERATED]
