@@ -28,6 +28,7 @@ from _revisions import PINNED, SHIPPED, each_revision
 from hypothesis import event, given
 from hypothesis import strategies as st
 
+from pcfuzz.conform.adapters import ADAPTERS
 from pcfuzz.contracts import anthropic_messages as am_contract
 from pcfuzz.contracts import gemini_interactions as gi_contract
 from pcfuzz.contracts import openai_chat as oc_contract
@@ -39,7 +40,6 @@ from pcfuzz.contracts.errors import (
     ProviderError,
     UnsupportedProviderState,
 )
-from pcfuzz.conform.adapters import ADAPTERS
 from pcfuzz.strategies import conformance as kit
 from pcfuzz.strategies import gemini_interactions as gi
 from pcfuzz.strategies import openai_chat as oc
