@@ -347,7 +347,8 @@ def test_a_cheap_tests_measured_cost_sizes_its_examples_the_next_night(tmp_path:
     # recorded, not from this machine's speed: a loaded machine measures more).
     assert abs(planned[0] - int((slices[0] - 0.3) / 0.05)) <= 1, (planned, slices)
     assert planned[0] <= 20, planned
-    expected = int((slices[1] - cost["overhead_s"]) / cost["per_example_s"])
+    # (hypothesis's default profile caps a test at 100 examples; no conftest here)
+    expected = min(int((slices[1] - cost["overhead_s"]) / cost["per_example_s"]), 100)
     assert abs(planned[1] - expected) <= 1, (planned, slices, cost)
     # and a test measured at a few milliseconds an example gets more than the default
     assert cost["per_example_s"] < 0.05 and planned[1] > planned[0], (planned, cost)

@@ -290,7 +290,10 @@ def subprocess_env(layout: Layout, extra: dict[str, str] | None = None) -> dict[
     directory (``fuzz/harness/instrument.py``) unless the caller's environment names
     another place.
     """
-    env = dict(os.environ)
+    # A process pcfuzz starts is never a worker of the pytest-xdist run that may have
+    # started pcfuzz: inherited, these made a child pytest write its per-worker files
+    # under names the caller never reads.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST_")}
     bindir = str(Path(sys.executable).parent)
     env["PATH"] = os.pathsep.join([bindir, env.get("PATH", "")])
     if not layout.installed:
