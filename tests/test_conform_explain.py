@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 import types
 from typing import Any
+from unittest import mock
 
 import pytest
 
@@ -227,3 +228,36 @@ def test_the_finding_text_leads_with_the_rule() -> None:
     assert "    | adapter says hi" in text
     assert "  also found by: [terminal] error_frame (2 examples)" in text
     assert finding.headline() == "nothing may follow [DONE] [terminal/frame_after_done]"
+
+
+def test_a_quote_inside_a_word_is_not_a_value() -> None:
+    # an apostrophe in "item's" once made every message of this rule a cause of its
+    # own: 492 findings for one bug of the Responses stream state
+    assert why.shape("call_id differs from the added item's call_id '{B~xh#r'") == \
+        why.shape("call_id differs from the added item's call_id \"'vo\"") == \
+        "call_id differs from the added item's call_id <v>"
+
+
+@pytest.mark.parametrize(("message", "kind"), [
+    ("duplicate object key 'a'", "duplicate key"),
+    ("NaN is not JSON", "non-finite number"),
+    ("expected ',' or '}' in object", "incomplete or malformed JSON"),
+])
+def test_each_kind_of_strict_json_check_is_one_cause(message: str, kind: str) -> None:
+    view = why.ContractView("rejected", 3, "StrictJSONError", message, site="x.py@1")
+    case = scenario("openai-chat", chat_turn("{}"), family="arguments", mutation="m",
+                    label="safety", expect="nothing")
+    with mock.patch.object(why, "contract_view", return_value=view):
+        explained = why.explain(case, returned(call()), "...", strict=False)
+    assert explained.key == f"released:StrictJSONError:{kind}"
+
+
+def test_one_parser_line_keeps_at_most_two_messages_apart() -> None:
+    from pcfuzz.conform.search import Search
+
+    search = Search(sandbox=None, contract="anthropic-messages")  # type: ignore[arg-type]
+    keys = [search.canonical(f"released:ProtocolViolation:_stream.py@9:{kind} block <n>: id")
+            for kind in ("web_fetch", "code_execution", "bash", "web_fetch", "web_search")]
+    assert keys[0] != keys[1] and keys[3] == keys[0]
+    assert keys[2] == keys[4] == "released:ProtocolViolation:_stream.py@9:*"
+    assert search.canonical("released:StreamTruncated") == "released:StreamTruncated"

@@ -19,6 +19,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 from pcfuzz.conform.sandbox import Outcome
@@ -33,7 +34,9 @@ __all__ = ["ContractView", "Explanation", "contract_view", "describe_event", "di
 GENERIC_MUTATIONS = ("none", "calls_not_requested")
 
 _AT = re.compile(r" \(at [^()]*(?:\([^()]*\)[^()]*)*\)$")
-_QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+# a quoted value starts and ends next to no letter: "item's call_id 'x'" is one value
+_QUOTED = re.compile(r"(?<![A-Za-z])'(?:[^'\\]|\\.)*'(?![A-Za-z])"
+                     r"|(?<![A-Za-z])\"(?:[^\"\\]|\\.)*\"(?![A-Za-z])")
 _GOT = re.compile(r"got \w+$")
 _NUMBER = re.compile(r"(?<![A-Za-z_])-?\d+(?:\.\d+)?")
 
@@ -70,6 +73,23 @@ class ContractView:
     reasons: list[str] = field(default_factory=list)
     calls: list[dict[str, Any]] = field(default_factory=list)
     status: str = ""
+    #: the parser's line that rejected it (``_stream.py@512``): one rule each, mostly
+    site: str = ""
+
+
+def _site(exc: BaseException) -> str:
+    """The innermost frame of the contracts package in ``exc``'s traceback."""
+    import pcfuzz.contracts as contracts
+
+    root = str(Path(contracts.__file__).resolve().parent)
+    found = ""
+    tb = exc.__traceback__
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename
+        if name.startswith(root):
+            found = f"{Path(name).name}@{tb.tb_lineno}"
+        tb = tb.tb_next
+    return found
 
 
 def _stream(contract: str) -> Any:
@@ -87,12 +107,12 @@ def contract_view(contract: str, events: list[Any]) -> ContractView:
                 stream.feed(event)
             except ContractError as exc:
                 return ContractView("rejected", index, type(exc).__name__, clean(str(exc)),
-                                    exc.where or "")
+                                    exc.where or "", site=_site(exc))
         try:
             turn = stream.close()
         except ContractError as exc:
             return ContractView("rejected", None, type(exc).__name__, clean(str(exc)),
-                                exc.where or "")
+                                exc.where or "", site=_site(exc))
     except Exception as exc:  # noqa: BLE001 - an explanation never breaks a report
         return ContractView("unknown", message=f"{type(exc).__name__}: {exc}"[:300])
     status = getattr(turn, entry(contract).status_field, None)
@@ -388,6 +408,25 @@ def _view_rule(contract: str, view: ContractView) -> tuple[str, str]:
 
 #: Rejections whose every instance is one missing gate (the terminal, the error check).
 _ONE_CAUSE = ("StreamTruncated", "ProviderError")
+#: What a strict JSON reader checks, one cause each (the words of the parser's message).
+_JSON_CHECKS = (("duplicate", "duplicate key"), ("nan", "non-finite number"),
+                ("infinity", "non-finite number"), ("surrogate", "encoding"),
+                ("utf", "encoding"))
+
+
+def _rejection_detail(view: ContractView) -> str:
+    """What tells one rejection's cause from another's: nothing for a missing gate
+    (every truncation, every provider error), the kind of check for strict JSON, else
+    the parser's line and its message without values (a table-driven line serves
+    several rules; :class:`pcfuzz.conform.search.Search` keeps at most a few shapes
+    per line apart)."""
+    if view.error in _ONE_CAUSE:
+        return ""
+    if view.error == "StrictJSONError":
+        low = view.message.lower()
+        return ":" + next((kind for word, kind in _JSON_CHECKS if word in low),
+                          "incomplete or malformed JSON")
+    return f":{view.site}:{shape(view.message)}"
 
 _CONTAINED = {
     "escaped": ("an adapter says no by raising an Exception; it must not raise SystemExit, "
@@ -462,10 +501,8 @@ def explain(scenario: Any, outcome: Outcome, problem: str, *, strict: bool) -> E
         return Explanation(
             f"rejected-valid:{outcome.type}:{outcome.site}",
             "a complete, valid turn must release exactly its calls; the adapter rejected one",
-            "", [f"expected {len(scenario.calls)} call(s): "
-                 f"{json.dumps(scenario.calls, ensure_ascii=False)[:600]}",
-                 f"got: {outcome.type}: {outcome.message}"
-                 + (f" (raised at {outcome.where})" if outcome.where else "")],
+            "", [f"the adapter raised {outcome.type} at {outcome.where}"] if outcome.where
+            else [],
             "accept every valid turn: this stream is one the API sends (see the minimal "
             "stream), so the exception above is the parser's bug")
     got = outcome.calls or []
@@ -487,10 +524,7 @@ def explain(scenario: Any, outcome: Outcome, problem: str, *, strict: bool) -> E
                            "fail closed on what you do not know (unknown fields and types)")
     by_view, fix = _view_rule(contract, view)
     if view.outcome == "rejected":
-        # one gate missing is one cause, whatever the error's text or where the stream
-        # ended; protocol violations differ by rule (after the terminal, an id, ...)
-        detail = "" if view.error in _ONE_CAUSE else f":{shape(view.message)}"
-        key = f"released:{view.error}{detail}"
+        key = f"released:{view.error}{_rejection_detail(view)}"
     elif view.outcome == "withheld":
         reason = view.reasons[0] if view.reasons else f"status {view.status}"
         category = _withheld_category(reason)
