@@ -5,7 +5,7 @@
     python3 dev.py test                            # the full test suite
 
 Needs nothing but Python 3.11+. The first run creates ``.venv`` and installs the
-project with its ``harness``, ``oracles`` and ``dev`` extras; a later run reinstalls only when
+project with its ``harness``, ``oracles``, ``frameworks``, ``scale`` and ``dev`` extras; a later run reinstalls only when
 ``pyproject.toml`` changed.
 """
 
@@ -41,9 +41,9 @@ def ensure_venv() -> None:
     if not PY.exists():
         log(f"creating virtual environment {VENV.name}/")
         venv.EnvBuilder(with_pip=True, clear=True).create(VENV)
-    log("installing pcfuzz with extras [harness,oracles,dev] (first run only)")
+    log("installing pcfuzz with extras [harness,oracles,frameworks,scale,dev] (first run only)")
     must([str(PY), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-         "-e", f"{ROOT}[harness,oracles,dev]"])
+         "-e", f"{ROOT}[harness,oracles,frameworks,scale,dev]"])
     STAMP.write_text(wanted)
 
 
@@ -102,6 +102,7 @@ def cmd_test(extra: list[str]) -> None:
     profile = env.get("HYPOTHESIS_PROFILE") or ("ci" if env.get("CI") else "dev")
     for label, cmd, run_profile in pytest_runs(str(PY), profile, extra):
         pytest_step(label, cmd, dict(env, HYPOTHESIS_PROFILE=run_profile))
+    kit_at_newest()
     log("ruff check")
     must([str(BIN / "ruff"), "check", "."])
     log("mypy --strict contracts")
@@ -109,6 +110,33 @@ def cmd_test(extra: list[str]) -> None:
     log("mypy --strict -p pcfuzz (fuzz/ and strategies/ under their installed names)")
     typecheck_installed_names()
     log("all checks passed")
+
+
+#: A second environment with only the ``harness`` extra, resolved to the newest releases
+#: its ranges admit: the kit's tests run there too (the main environment holds the
+#: ``dev`` pins, the lowest of the ranges).
+NEWEST = ROOT / ".venv-newest"
+NEWEST_PY = NEWEST / ("Scripts" if os.name == "nt" else "bin") / (
+    "python.exe" if os.name == "nt" else "python")
+
+
+def kit_at_newest() -> None:
+    """The conformance kit's tests under the newest hypothesis the ``harness`` extra
+    admits (a team's environment), with the quick ``dev`` profile."""
+    stamp = NEWEST / ".pcfuzz-installed"
+    wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if not (stamp.exists() and stamp.read_text().strip() == wanted and NEWEST_PY.exists()):
+        log(f"creating {NEWEST.name}/: the harness extra at the newest releases it admits")
+        venv.EnvBuilder(with_pip=True, clear=True).create(NEWEST)
+        must([str(NEWEST_PY), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+              "--upgrade", "-e", f"{ROOT}[harness]"])
+        stamp.write_text(wanted)
+    version = subprocess.run([str(NEWEST_PY), "-c", "import hypothesis; print(hypothesis.__version__)"],
+                             capture_output=True, text=True, check=False).stdout.strip()
+    tests = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("test_conformance*.py"))
+    pytest_step(f"the kit's tests at the newest hypothesis the harness extra admits ({version})",
+                [str(NEWEST_PY), *PYTHON_FLAGS, "-m", "pytest", "-p", "no:cacheprovider", "-q",
+                 *tests], dict(os.environ, HYPOTHESIS_PROFILE="dev"))
 
 
 #: The folders the installed ``pcfuzz`` package maps (pyproject's package-dir): mypy

@@ -8,6 +8,9 @@
 #   fuzz_<name>.dict              libFuzzer dictionary
 #   fuzz_<name>.options           [libfuzzer] options (dict, max_len, timeout)
 
+# -eu here too, not only on the shebang line: the image runs `bash -eux build.sh`, but
+# a build run any other way must also stop at the first failing step.
+set -eu
 cd "$SRC/pcfuzz"
 # The harness extra pins hypothesis: structure-aware targets drive @given tests.
 pip3 install ".[harness]"

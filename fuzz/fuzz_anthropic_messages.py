@@ -31,8 +31,9 @@ import atheris
 
 from pcfuzz.fuzz.harness.fdp import json_value as _json_value
 from pcfuzz.fuzz.harness.fdp import split_text as _split
+from pcfuzz.fuzz.harness.instrument import STREAM, WIRE, instrument, provider
 
-with atheris.instrument_imports():
+with instrument(*STREAM, *WIRE, *provider("anthropic-messages")):
     from pcfuzz.contracts.anthropic_messages import (
         REVISIONS,
         AnthropicMessagesStream,

@@ -10,7 +10,7 @@ may escape the loader. The oracle:
   the metadata the documentation pins for its contract at that revision (an
   independent table, not the loader's), has a non-empty list
   of object events (or, in the ``wire-sse-bytes`` layer, no events and raw SSE
-  bytes that ``strategies.sse.reference_decode`` decodes to at least one event
+  bytes that ``strategies.sse_model.reference_decode`` decodes to at least one event
   without error), and every source re-parsed by ``urllib.parse.urlsplit`` is on
   an official host of the fixture's provider (or loopback with the opt-in), a GitHub
   source at ``blob/`` or ``tree/`` of the SDK baseline tag ``v<version>``.
@@ -25,14 +25,16 @@ from urllib.parse import urlsplit
 
 import atheris
 
-with atheris.instrument_imports():
+from pcfuzz.fuzz.harness.instrument import contracts, instrument
+
+with instrument(*contracts("errors", "strict_json", "sse", "provenance", "fixtures")):
     from pcfuzz.contracts.errors import FixtureError
     from pcfuzz.contracts.fixtures import Fixture, load_fixture_bytes
 
 # Harness code (independent models); not instrumented.
-from pcfuzz.strategies.fixture_docs import EXPECTED, EXPECTED_BY_REVISION
-from pcfuzz.strategies.source_urls import accepted_url_problem
-from pcfuzz.strategies.sse import reference_decode
+from pcfuzz.strategies.fixture_model import EXPECTED, EXPECTED_BY_REVISION
+from pcfuzz.strategies.source_url_model import accepted_url_problem
+from pcfuzz.strategies.sse_model import reference_decode
 
 WIRE_LAYER = "wire-sse-bytes"
 

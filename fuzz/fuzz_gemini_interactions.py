@@ -34,8 +34,9 @@ import atheris
 
 from pcfuzz.fuzz.harness.fdp import json_value as _json_value
 from pcfuzz.fuzz.harness.fdp import split_text as _split
+from pcfuzz.fuzz.harness.instrument import STREAM, WIRE, instrument, provider
 
-with atheris.instrument_imports():
+with instrument(*STREAM, *WIRE, *provider("gemini-interactions")):
     from pcfuzz.contracts.errors import ContinuationError, ContractError
     from pcfuzz.contracts.gemini_interactions import (
         REVISIONS,
@@ -46,6 +47,7 @@ with atheris.instrument_imports():
     )
     from pcfuzz.contracts.results import ModelVisibleToolResult
     from pcfuzz.contracts.strict_json import loads
+    from pcfuzz.contracts.wire import parse_sse  # noqa: F401  (raw SSE inputs: route_sse)
 
 from pcfuzz.fuzz.harness.wire_target import note_sse_inputs, route_sse
 

@@ -31,7 +31,9 @@ from typing import Any
 
 import atheris
 
-with atheris.instrument_imports():
+from pcfuzz.fuzz.harness.instrument import STREAM, WIRE, instrument, provider
+
+with instrument(*STREAM, *WIRE, *provider("openai-chat")):
     from pcfuzz.contracts.errors import ContractError
     from pcfuzz.contracts.openai_chat import REVISIONS, ChatCompletionStream, ChatCompletionTurn
     from pcfuzz.contracts.openai_chat_cache import decode, encode

@@ -26,9 +26,10 @@ from typing import Any
 
 import atheris
 
-from pcfuzz.strategies import openai_responses as model_streams
+from pcfuzz.fuzz.harness.instrument import STREAM, WIRE, instrument, provider
+from pcfuzz.strategies import openai_responses_model as model_streams
 
-with atheris.instrument_imports():
+with instrument(*STREAM, *WIRE, *provider("openai-responses")):
     from pcfuzz.contracts import strict_json
     from pcfuzz.contracts.errors import ContractError
     from pcfuzz.contracts.openai_responses import (
@@ -38,6 +39,7 @@ with atheris.instrument_imports():
         parse_events,
     )
     from pcfuzz.contracts.results import ModelVisibleToolResult
+    from pcfuzz.contracts.wire import parse_sse  # noqa: F401  (raw SSE inputs: route_sse)
 
 from pcfuzz.fuzz.harness.wire_target import note_sse_inputs, route_sse
 

@@ -19,12 +19,14 @@ import sys
 
 import atheris
 
-with atheris.instrument_imports():
+from pcfuzz.fuzz.harness.instrument import contracts, instrument
+
+with instrument(*contracts("errors", "provenance")):
     from pcfuzz.contracts.errors import SourceURLError
     from pcfuzz.contracts.provenance import validate_source_url
 
 # The oracle is harness code (an independent model); it is not instrumented.
-from pcfuzz.strategies.source_urls import accepted_url_problem
+from pcfuzz.strategies.source_url_model import accepted_url_problem
 
 PROVIDERS = ("openai", "anthropic", "google")
 

@@ -14,7 +14,7 @@ Oracle (a failure raises ``RuntimeError``; ``assert`` would vanish under ``-O``)
 
 * only ``ContractError`` may escape the decoder;
 * fed whole, the outcome equals the reference decoding
-  (``strategies.sse.reference_decode``, a byte-by-byte line splitter written
+  (``strategies.sse_model.reference_decode``, a byte-by-byte line splitter written
   independently of the decoder): the same events (type, data, id, retry, byte
   offset, index), or the same error class at the same ``where``;
 * fed in pieces cut at the chosen points, and (inputs up to 512 bytes) one byte at a
@@ -28,12 +28,14 @@ from typing import Any
 
 import atheris
 
-with atheris.instrument_imports():
+from pcfuzz.fuzz.harness.instrument import contracts, instrument
+
+with instrument(*contracts("errors", "sse")):
     from pcfuzz.contracts.errors import ContractError
     from pcfuzz.contracts.sse import SSEDecoder, SSEEvent
 
 # The oracle is harness code (an independent model); it is not instrumented.
-from pcfuzz.strategies.sse import RefError, reference_decode, split_at
+from pcfuzz.strategies.sse_model import RefError, reference_decode, split_at
 
 HEADER = 0xFF
 ONE_BYTE_FEEDS_UP_TO = 512

@@ -27,7 +27,7 @@ environment sets ``PCFUZZ_DEEP_ORACLE=1``:
   UTF-8, BOM, duplicate key after decoding, NaN/Infinity or overflow to infinity,
   lone surrogate);
 * limits, both directions, measured independently by
-  ``strategies.json_values.limits_exceeded``: an accepted document is within every
+  ``strategies.json_model.limits_exceeded``: an accepted document is within every
   limit, and a ``LimitExceeded`` names a document that really exceeds one.
 """
 
@@ -42,12 +42,14 @@ from typing import Any
 
 import atheris
 
-with atheris.instrument_imports():
+from pcfuzz.fuzz.harness.instrument import contracts, instrument
+
+with instrument(*contracts("errors", "strict_json")):
     from pcfuzz.contracts import strict_json
     from pcfuzz.contracts.errors import ContractError, LimitExceeded
     from pcfuzz.contracts.strict_json import DEFAULT_LIMITS, JSONLimits, loads
 
-from pcfuzz.strategies.json_values import limits_exceeded, same
+from pcfuzz.strategies.json_model import limits_exceeded, same
 
 TIGHT_LIMITS = JSONLimits(
     max_bytes=300,

@@ -15,9 +15,11 @@ import sys
 
 import atheris
 
-with atheris.instrument_imports():
-    import pcfuzz.contracts  # noqa: F401  (instrument the library before the harness loads it)
-    from pcfuzz.fuzz.harness.verdict import check_bytes  # noqa: F401
+from pcfuzz.fuzz.harness.instrument import STREAM, WIRE, instrument, parser
+
+# The stream path of one contract; the harness imported after it finds it loaded.
+with instrument(*STREAM, *WIRE, *parser("anthropic_messages")):
+    import pcfuzz.contracts.wire  # noqa: F401
 
 from pcfuzz.fuzz.harness.wire_target import make_target
 

@@ -18,9 +18,44 @@ __all__ = ["__version__", "version"]
 _VERSION: str | None = None
 
 
+def _metadata_version() -> str | None:
+    """The ``Version:`` of the first pcfuzz metadata directory on ``sys.path`` (as
+    :mod:`importlib.metadata` finds it: ``pcfuzz-<v>.dist-info/METADATA`` or
+    ``pcfuzz.egg-info/PKG-INFO``), read without importing :mod:`importlib.metadata`,
+    which costs more than the rest of ``pcfuzz --version``; ``None`` for anything
+    less plain (then :mod:`importlib.metadata` decides)."""
+    import os
+    import sys
+
+    for entry in sys.path:
+        folder = entry or "."
+        try:
+            names = sorted(os.listdir(folder))
+        except (OSError, TypeError):
+            continue
+        for name in names:
+            stem, dot, kind = name.lower().rpartition(".")
+            if not dot or kind not in ("dist-info", "egg-info"):
+                continue
+            if stem.split("-")[0].replace(".", "_") != "pcfuzz":
+                continue
+            meta = os.path.join(folder, name, "METADATA" if kind == "dist-info" else "PKG-INFO")
+            try:
+                with open(meta, encoding="utf-8") as handle:
+                    head = [handle.readline() for _ in range(8)]
+            except (OSError, UnicodeDecodeError):
+                return None
+            found = [line[len("Version:"):].strip() for line in head
+                     if line.startswith("Version:")]
+            return found[0] if found and found[0] else None
+    return None
+
+
 def version() -> str:
     """The installed distribution's version (``0+unknown`` when not installed)."""
     global _VERSION
+    if _VERSION is None:
+        _VERSION = _metadata_version()
     if _VERSION is None:
         from importlib.metadata import PackageNotFoundError
         from importlib.metadata import version as distribution_version

@@ -19,6 +19,8 @@ from typing import Any, cast
 import hypothesis
 from hypothesis import strategies as st
 
+from pcfuzz.strategies.hostile_arguments import bad_arguments
+
 __all__ = [
     "Block",
     "TurnModel",
@@ -377,6 +379,22 @@ MUTATIONS = (
     "non_direct_caller",
     "null_required_usage",
     "server_result_claims_client_id",
+    "shared_call_id",
+    "missing_call_id",
+    "empty_call_id",
+    "missing_name",
+    "empty_name",
+    "missing_arguments",
+    "conflicting_arguments",
+    "non_object_arguments",
+    "non_finite_arguments",
+    "duplicate_key_arguments",
+    "non_strict_arguments",
+    "event_after_terminal",
+    "replay",
+    "swap",
+    "drop",
+    "skipped_index",
 )
 
 #: What each mutation means for any parser (the conformance kit's labels, next to
@@ -404,7 +422,36 @@ MUTATION_LABELS: dict[str, tuple[str, str]] = {
     "non_direct_caller": ("strictness", "unknown"),
     "null_required_usage": ("strictness", "usage"),
     "server_result_claims_client_id": ("safety", "id_confusion"),
+    "shared_call_id": ("safety", "id_confusion"),
+    "missing_call_id": ("safety", "identity"),
+    "empty_call_id": ("safety", "identity"),
+    "missing_name": ("safety", "identity"),
+    "empty_name": ("safety", "identity"),
+    "missing_arguments": ("safety", "arguments"),
+    "conflicting_arguments": ("safety", "arguments"),
+    "non_object_arguments": ("safety", "arguments"),
+    "non_finite_arguments": ("safety", "arguments"),
+    "duplicate_key_arguments": ("safety", "arguments"),
+    "non_strict_arguments": ("safety", "arguments"),
+    "event_after_terminal": ("safety", "terminal"),
+    "replay": ("safety", "replay"),
+    "swap": ("safety", "reorder"),
+    # A structural event lost (message_start, a block's start, the message_delta), or
+    # a block index that skips one (a whole block, maybe a tool_use, never arrived).
+    "drop": ("safety", "lifecycle"),
+    "skipped_index": ("safety", "lifecycle"),
 }
+
+#: Mutations of one client call (its block's fields or input text).
+_CALL_MUTATIONS = frozenset({
+    "shared_call_id", "missing_call_id", "empty_call_id", "missing_name", "empty_name",
+    "missing_arguments", "conflicting_arguments", "non_object_arguments",
+    "non_finite_arguments", "duplicate_key_arguments", "non_strict_arguments",
+})
+#: The events that carry the message's structure (not its content): a replay, a drop
+#: or a swap of one of them is what the state table rejects.
+_STRUCTURAL = ("message_start", "content_block_start", "content_block_stop", "message_delta",
+               "message_stop")
 
 
 @st.composite
@@ -531,8 +578,12 @@ def mutated_streams(
             usage["input_tokens" if where == "start_input" else "output_tokens"] = None
         return Mutated(name, events, "ProtocolViolation")
 
+    if name in _CALL_MUTATIONS:
+        return _call_mutation(draw, name, revision)
+
     turn = draw(turns())
-    if name in ("block_overlap", "reused_index", "dropped_stop", "delta_mismatch", "delta_for_closed_block"):
+    if name in ("block_overlap", "reused_index", "dropped_stop", "delta_mismatch",
+                "delta_for_closed_block", "swap", "drop", "skipped_index"):
         if not turn.blocks:
             turn = replace(turn, blocks=(Block("text", {"text": ""}, stream_text="x"),))
     events = render(draw, turn, pings=False)
@@ -561,6 +612,53 @@ def mutated_streams(
             event["event"] = other
         else:
             event["data"]["type"] = other
+        return Mutated(name, events, "ProtocolViolation")
+    if name == "event_after_terminal":
+        # Nothing but ping and error may follow message_stop.
+        late = draw(st.sampled_from([
+            _ev("content_block_start", index=len(turn.blocks),
+                content_block={"type": "text", "text": ""}),
+            _ev("message_delta", delta={"stop_reason": "tool_use", "stop_sequence": None},
+                usage={"output_tokens": turn.output_end}),
+            _ev("content_block_delta", index=max(0, len(turn.blocks) - 1),
+                delta={"type": "text_delta", "text": "late"}),
+            _ev("message_stop"),
+        ]))
+        events.append(late)
+        return Mutated(name, events, "ProtocolViolation")
+    if name == "replay":
+        # A structural event delivered again later (the message_delta is exempt: a
+        # repeated one changes nothing, a changed one is stop_reason_changed). Content
+        # deltas are not replayed here: without sequence numbers a repeated fragment
+        # is undetectable (it is simply more text).
+        candidates = [i for i, e in enumerate(events)
+                      if e["event"] in _STRUCTURAL and e["event"] != "message_delta"]
+        at = draw(st.sampled_from(candidates))
+        later = draw(st.integers(at + 1, len(events)))
+        events.insert(later, json.loads(json.dumps(events[at])))
+        return Mutated(name, events, "ProtocolViolation")
+    if name == "swap":
+        # Two events change places; at least one is structural, and never two content
+        # deltas of one block (a reordered fragment is undetectable: other text).
+        pairs = [(i, j) for i in range(len(events)) for j in range(i + 1, len(events))
+                 if _swap_detectable(events[i], events[j])]
+        i, j = draw(st.sampled_from(pairs))
+        events[i], events[j] = events[j], events[i]
+        return Mutated(name, events, "ProtocolViolation")
+    if name == "drop":
+        # A structural event lost (content_block_stop is dropped_stop, message_stop is
+        # a truncation): no message_start, a block's start, or the message_delta.
+        candidates = [i for i, e in enumerate(events)
+                      if e["event"] in ("message_start", "content_block_start",
+                                        "message_delta")]
+        del events[draw(st.sampled_from(candidates))]
+        return Mutated(name, events, "ProtocolViolation")
+    if name == "skipped_index":
+        # Blocks from k on are renumbered one higher: block k never arrived.
+        k = draw(st.integers(0, len(turn.blocks) - 1))
+        for e in events:
+            if e["event"].startswith("content_block_") and e["data"]["index"] >= k:
+                e["data"]["index"] += 1
         return Mutated(name, events, "ProtocolViolation")
     if name == "truncation":
         stop_at = _index_of(events, "message_stop")[0]
@@ -633,6 +731,64 @@ def mutated_streams(
         )
         return Mutated(name, events, "ProtocolViolation")
     raise ValueError(f"unknown mutation {name!r}")
+
+
+def _swap_detectable(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether swapping ``a`` (earlier) and ``b`` breaks the event flow for certain:
+    a structural event is involved, neither is a ping, and they are not two deltas of
+    one block (or two message_deltas, which are equal)."""
+    if "ping" in (a["event"], b["event"]) or a["event"] == b["event"] == "message_delta":
+        return False
+    if a["event"] not in _STRUCTURAL and b["event"] not in _STRUCTURAL:
+        return bool(a["data"].get("index") != b["data"].get("index"))
+    return True
+
+
+def _call_mutation(draw: st.DrawFn, name: str, revision: str) -> Mutated:
+    """One client ``tool_use`` of a tool turn changed (its id, name or input): the
+    turn would release it unchanged; with the change nothing may run."""
+    turn = draw(turn_models(stop_reason="tool_use", require_client=True, revision=revision))
+    blocks = list(turn.blocks)
+    clients = [i for i, b in enumerate(blocks) if b.kind == "tool_use"]
+    if name == "shared_call_id" and len(clients) < 2:
+        extra = draw(_client_tool())
+        ids = {b.fields.get("id") for b in blocks}
+        new_id = extra.fields["id"]
+        while new_id in ids:
+            new_id += "#x"
+        blocks.insert(draw(st.integers(0, len(blocks))),
+                      replace(extra, fields={**extra.fields, "id": new_id}))
+        clients = [i for i, b in enumerate(blocks) if b.kind == "tool_use"]
+    at, *others = draw(st.permutations(clients))
+    block = blocks[at]
+    fields = dict(block.fields)
+    text = block.stream_text
+    expect = "ProtocolViolation"
+    if name == "shared_call_id":
+        fields["id"] = blocks[others[0]].fields["id"]
+    elif name in ("missing_call_id", "missing_name", "missing_arguments"):
+        del fields[{"missing_call_id": "id", "missing_name": "name",
+                    "missing_arguments": "input"}[name]]
+    elif name in ("empty_call_id", "empty_name"):
+        fields["id" if name == "empty_call_id" else "name"] = ""
+    elif name == "conflicting_arguments":
+        # A non-empty start input and input fragments: which one is the call's?
+        arguments = json.loads(text) if text else {}
+        fields["input"] = {**arguments, "x_start": draw(st.integers(0, 9))}
+        if not text:
+            text = json.dumps(arguments)
+    elif name == "non_object_arguments" and draw(st.booleans()):
+        fields["input"] = json.loads(draw(st.sampled_from(["[]", "null", '"x"', "1"])))
+        text = ""
+        hypothesis.event("non_object_arguments: the start input")
+    else:
+        base = json.loads(text) if text else {}
+        bad = draw(bad_arguments(name.removesuffix("_arguments"), base))
+        text = bad.text
+        expect = bad.strict_error or "ProtocolViolation"
+    blocks[at] = replace(block, fields=fields, stream_text=text)
+    events = render(draw, replace(turn, blocks=tuple(blocks)))
+    return Mutated(name, events, expect)
 
 
 # --------------------------------------------------------------------------- schema-driven drift

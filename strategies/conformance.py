@@ -41,12 +41,15 @@ from pcfuzz.strategies import openai_responses as orsp
 
 __all__ = [
     "CONTRACTS",
+    "REVISIONS",
     "LABELS",
     "EXPECTATIONS",
     "Scenario",
     "families",
     "family_labels",
     "scenarios",
+    "mutation_scenarios",
+    "family_mutations",
     "check",
     "calls_equal",
     "normalize_calls",
@@ -54,6 +57,17 @@ __all__ = [
 ]
 
 CONTRACTS: tuple[str, ...] = NAMES
+#: The contract revision every scenario of a contract is drawn at: the newest one each
+#: strategies module models (its own ``REVISIONS``, never the parser's tables), i.e.
+#: the shapes the APIs serve today and the revision the parsers read by default. A
+#: mutation labelled unknown is unknown in this revision (a test checks these equal
+#: the parsers' default ``REVISION``).
+REVISIONS: dict[str, str] = {
+    "openai-responses": orsp.REVISIONS[-1],
+    "anthropic-messages": am.REVISIONS[-1],
+    "gemini-interactions": gi.REVISIONS[-1],
+    "openai-chat": oc.REVISIONS[-1],
+}
 LABELS: tuple[str, ...] = ("valid", "safety", "strictness")
 #: ``calls``: exactly the turn's calls; ``nothing``: no call released (raising or
 #: returning ``[]``); ``nothing_or_calls``: either of the two.
@@ -150,15 +164,17 @@ def _anthropic_valid(family: str) -> st.SearchStrategy[Scenario]:
         return _valid("anthropic-messages", family, events, _anthropic_calls(turn),
                       requested=turn.stop_reason == "tool_use")
 
+    revision = REVISIONS["anthropic-messages"]
     if family == "interleaved":
-        return am.valid_streams(stop_reason="tool_use", require_client=True).filter(
+        return am.valid_streams(stop_reason="tool_use", require_client=True,
+                                revision=revision).filter(
             lambda c: len(_anthropic_calls(c[0])) >= 2).map(build)
-    return am.valid_streams().map(build)
+    return am.valid_streams(revision=revision).map(build)
 
 
 def _anthropic_mutation(name: str) -> st.SearchStrategy[Scenario]:
     label, family = am.MUTATION_LABELS[name]
-    return am.mutated_streams(name, tool_turn=True).map(
+    return am.mutated_streams(name, tool_turn=True, revision=REVISIONS["anthropic-messages"]).map(
         lambda m: _mutated("anthropic-messages", name, label, family, m.events, []))
 
 
@@ -170,7 +186,8 @@ def _responses_calls(model: orsp.TurnModel) -> list[Call]:
 
 
 def _responses_valid(family: str) -> st.SearchStrategy[Scenario]:
-    return orsp.valid_streams(min_calls=2 if family == "interleaved" else 0).map(
+    return orsp.valid_streams(min_calls=2 if family == "interleaved" else 0,
+                              revision=REVISIONS["openai-responses"]).map(
         lambda c: _valid("openai-responses", family, c[1], _responses_calls(c[0]),
                          requested=True))
 
@@ -181,7 +198,7 @@ def _has_completed(events: list[Any]) -> bool:
 
 def _responses_mutation(name: str) -> st.SearchStrategy[Scenario]:
     label, family = orsp.MUTATION_LABELS[name]
-    min_calls = 2 if name == "retarget_delta" else 1
+    min_calls = 2 if name in ("retarget_delta", "shared_call_id") else 1
 
     def build(case: tuple[orsp.TurnModel, orsp.Mutator, list[Any]]) -> Scenario:
         model, mutator, events = case
@@ -194,13 +211,15 @@ def _responses_mutation(name: str) -> st.SearchStrategy[Scenario]:
                             strict_expect="calls")
         # Without its completed terminal no stream may release anything; with it,
         # a reorder, replay or contradiction that still names the model's calls
-        # may release exactly those (this project rejects them: --strict).
-        exact_ok = _has_completed(events) and name != "failed_terminal"
+        # may release exactly those (this project rejects them: --strict). A mutation
+        # of what a call is (id, name, arguments) or of the terminal's verdict may not.
+        exact_ok = _has_completed(events) and name in orsp.SAME_CALLS
         return _mutated("openai-responses", name, label, family, events, calls,
                         exact_ok=exact_ok,
                         exact_ok_strict=exact_ok and mutator.expectation == "either")
 
-    return orsp.mutated_streams(min_calls=min_calls, mutator=name).map(build)
+    return orsp.mutated_streams(min_calls=min_calls, mutator=name,
+                                revision=REVISIONS["openai-responses"]).map(build)
 
 
 # --------------------------------------------------------------------- gemini
@@ -211,7 +230,8 @@ def _gemini_calls(rendered: gi.RenderedStream) -> list[Call]:
 
 
 def _gemini_valid(family: str) -> st.SearchStrategy[Scenario]:
-    return gi.rendered_streams(min_calls=2 if family == "interleaved" else 0).map(
+    return gi.rendered_streams(min_calls=2 if family == "interleaved" else 0,
+                               revision=REVISIONS["gemini-interactions"]).map(
         lambda r: _valid("gemini-interactions", family, r.events, _gemini_calls(r),
                          requested=True))
 
@@ -219,21 +239,17 @@ def _gemini_valid(family: str) -> st.SearchStrategy[Scenario]:
 @st.composite
 def _gemini_mutated(draw: st.DrawFn, name: str) -> Scenario:
     label, family = gi.MUTATION_LABELS[name]
-    model = draw(gi.turn_models(min_calls=1))
+    # A turn that asks for its calls (requires_action): the continuation status of a
+    # later revision is non_tool_terminal's case, not every mutation's background.
+    model = draw(gi.turn_models(min_calls=2 if name == "shared_call_id" else 1,
+                                revision=REVISIONS["gemini-interactions"],
+                                allow_continuation=False))
     if name.startswith("replayed"):
         model.with_event_ids = True
     rendered = draw(gi.rendered_streams(model))
     calls = _gemini_calls(rendered)
-    mutators: dict[str, Callable[[gi.RenderedStream], st.SearchStrategy[list[Any]]]] = {
-        "replayed_same": gi.replayed_same,
-        "replayed_conflict": gi.replayed_conflict,
-        "truncated": gi.truncated,
-        "with_foreign_step": gi.with_foreign_step,
-        "with_foreign_delta": gi.with_foreign_delta,
-        "with_status:failures": lambda r: gi.with_status(r, gi.TERMINAL_FAILURES),
-        "with_status:unpinned": lambda r: gi.with_status(r, gi.UNPINNED_STATUSES),
-    }
-    events = draw(mutators[name](rendered))
+    mutator: Callable[[gi.RenderedStream], st.SearchStrategy[list[Any]]] = gi.MUTATORS[name]
+    events = draw(mutator(rendered))
     same = name == "replayed_same"  # an identical redelivery: the contract dedupes it
     return _mutated("gemini-interactions", name, label, family, events, calls,
                     exact_ok=same, exact_ok_strict=same)
@@ -268,15 +284,19 @@ def _chat_valid(family: str) -> st.SearchStrategy[Scenario]:
                        else {}) for t in sorted(model.tools, key=lambda t: t.index)]
         return _valid("openai-chat", family, rendered.frames, calls, requested=model.executable)
 
+    revision = REVISIONS["openai-chat"]
     if family == "interleaved":
-        return _executable_chat_models(min_tools=2).flatmap(oc.rendered_streams).map(build)
-    return oc.rendered_streams().map(build)
+        return _executable_chat_models(min_tools=2).flatmap(
+            lambda m: oc.rendered_streams(m, revision=revision)).map(build)
+    return oc.rendered_streams(revision=revision).map(build)
 
 
 def _chat_mutation(name: str) -> st.SearchStrategy[Scenario]:
     label, family = oc.MUTATION_LABELS[name]
-    models = _executable_chat_models(min_tools=2 if name == "duplicate_tool_id" else 1)
-    return oc.mutated_streams(kinds=(name,), models=models).map(
+    models = _executable_chat_models(
+        min_tools=2 if name in ("duplicate_tool_id", "shared_call_id") else 1)
+    return oc.mutated_streams(kinds=(name,), models=models,
+                              revision=REVISIONS["openai-chat"]).map(
         lambda m: _mutated("openai-chat", name, label, family, m[1], []))
 
 
@@ -304,7 +324,9 @@ _MUTATION: dict[str, Callable[[str], st.SearchStrategy[Scenario]]] = {
 VALID_FAMILIES: tuple[str, ...] = ("valid", "interleaved")
 
 
-def _mutations(contract: str, family: str, strict: bool) -> list[str]:
+def family_mutations(contract: str, family: str, *, strict: bool = False) -> list[str]:
+    """The mutations whose scenarios a family holds in this mode (safety ones only,
+    unless ``strict``)."""
     return [name for name, (label, fam) in _LABEL_TABLES[contract].items()
             if fam == family and (strict or label == "safety")]
 
@@ -330,6 +352,13 @@ def family_labels(contract: str, family: str) -> list[str]:
     return [label for label in LABELS if label in labels]
 
 
+def mutation_scenarios(contract: str, mutation: str) -> st.SearchStrategy[Scenario]:
+    """The scenarios of one mutation (a name of the contract's ``MUTATION_LABELS``)."""
+    if mutation not in _LABEL_TABLES.get(contract, {}):
+        raise ValueError(f"{contract} has no mutation {mutation!r}")
+    return _MUTATION[contract](mutation)
+
+
 def scenarios(contract: str, family: str, *, strict: bool = False) -> st.SearchStrategy[Scenario]:
     """Scenarios of one family (see :func:`families`)."""
     if contract not in _LABEL_TABLES:
@@ -337,7 +366,8 @@ def scenarios(contract: str, family: str, *, strict: bool = False) -> st.SearchS
     parts: list[st.SearchStrategy[Scenario]] = []
     if family in VALID_FAMILIES:
         parts.append(_VALID[contract](family))
-    parts += [_MUTATION[contract](name) for name in _mutations(contract, family, strict)]
+    parts += [_MUTATION[contract](name) for name in family_mutations(contract, family,
+                                                                      strict=strict)]
     if not parts:
         raise ValueError(f"{contract} has no scenario family {family!r}"
                          f" (known: {', '.join(families(contract, strict=True))})")
@@ -424,18 +454,24 @@ def check(scenario: Scenario, outcome: Any, *, strict: bool = False) -> str | No
         if expect == "calls":
             return "a complete, valid turn must release exactly its calls, but the parser rejected it"
         return None
-    try:
-        got = normalize_calls(outcome)
-    except MalformedOutput as exc:
-        return f"the adapter must return a list of calls: {exc}"
-    if expect == "calls":
+    if expect == "calls" or not isinstance(outcome, (list, tuple)) or not outcome:
+        try:
+            got = normalize_calls(outcome)
+        except MalformedOutput as exc:
+            return f"the adapter must return a list of calls: {exc}"
+        if expect != "calls":
+            return None  # nothing released
         if not calls_equal(got, scenario.calls):
             return "a complete, valid turn must release exactly its calls (ids, names, arguments)"
         return None
-    if not got:
-        return None
-    if expect == "nothing_or_calls" and calls_equal(got, scenario.calls):
-        return None
+    # Something was released where nothing may be: a violation whatever its shape (a
+    # call without an id is released as much as one with an id).
+    if expect == "nothing_or_calls":
+        try:
+            if calls_equal(normalize_calls(outcome), scenario.calls):
+                return None
+        except MalformedOutput:
+            pass
     if scenario.label == "strictness":
         return f"this project's fail-closed policy rejects {scenario.mutation}, but calls were released"
     if expect == "nothing_or_calls":

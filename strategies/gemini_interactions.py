@@ -21,6 +21,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from pcfuzz.strategies.hostile_arguments import bad_arguments
+
 # The stable v1 Step discriminators, written down here independently of the parser.
 V1_STEP_TYPES: tuple[str, ...] = (
     "user_input",
@@ -96,6 +98,26 @@ TERMINAL_OUTCOMES: dict[str, dict[str, str]] = {
 #: Every status some shipped revision knows: probing a revision with the others checks
 #: that an older revision fails closed on a newer status.
 ALL_KNOWN_STATUSES = tuple(sorted({s for t in TERMINAL_OUTCOMES.values() for s in t}))
+
+
+def failure_statuses(revision: str) -> tuple[str, ...]:
+    """Terminal statuses that are the provider's failure at ``revision`` (nothing runs)."""
+    return tuple(s for s, m in TERMINAL_OUTCOMES[revision].items() if m == "provider")
+
+
+def non_tool_statuses(revision: str) -> tuple[str, ...]:
+    """Statuses ``revision`` knows that are neither ``requires_action`` nor a failure:
+    as the terminal of a turn with calls, none releases them (a final answer, a
+    continuation, no meaning, a non-terminal status)."""
+    return tuple(s for s, m in TERMINAL_OUTCOMES[revision].items()
+                 if m in ("answer", "continuation", "unsupported", "protocol"))
+
+
+def unknown_statuses(revision: str) -> tuple[str, ...]:
+    """Statuses ``revision`` does not know: no shipped revision's, or another
+    revision's only (a later one's, under an older revision)."""
+    others = sorted(set(ALL_KNOWN_STATUSES) - set(TERMINAL_OUTCOMES[revision]))
+    return (*UNKNOWN_STATUSES, *others)
 
 
 def step_types(revision: str) -> tuple[str, ...]:
@@ -476,8 +498,9 @@ def rendered_streams(draw: st.DrawFn, /, model: TurnModel | None = None,
 #: stream is not a complete, unambiguous turn (an identical replay is the exception
 #: the contract allows: nothing, or exactly the model's calls). ``strictness``: this
 #: project's fail-closed policy for shapes outside the pinned v1 union.
-#: ``with_status`` appears twice: with :data:`TERMINAL_FAILURES` (safety) and with
-#: :data:`UNPINNED_STATUSES` (strictness).
+#: ``with_status`` appears twice: with the revision's failure statuses
+#: (:func:`failure_statuses`: safety) and with statuses it does not know
+#: (:func:`unknown_statuses`: strictness).
 MUTATION_LABELS: dict[str, tuple[str, str]] = {
     "replayed_same": ("safety", "replay"),
     "replayed_conflict": ("safety", "replay"),
@@ -485,7 +508,28 @@ MUTATION_LABELS: dict[str, tuple[str, str]] = {
     "with_foreign_step": ("strictness", "unknown"),
     "with_foreign_delta": ("strictness", "unknown"),
     "with_status:failures": ("safety", "terminal"),
-    "with_status:unpinned": ("strictness", "unknown"),
+    "with_status:unknown": ("strictness", "unknown"),
+    "shared_call_id": ("safety", "id_confusion"),
+    "missing_call_id": ("safety", "identity"),
+    "empty_call_id": ("safety", "identity"),
+    "missing_name": ("safety", "identity"),
+    "empty_name": ("safety", "identity"),
+    "missing_arguments": ("safety", "arguments"),
+    "conflicting_arguments": ("safety", "arguments"),
+    "non_object_arguments": ("safety", "arguments"),
+    "non_finite_arguments": ("safety", "arguments"),
+    "duplicate_key_arguments": ("safety", "arguments"),
+    "non_strict_arguments": ("safety", "arguments"),
+    "invalid_json_arguments": ("safety", "arguments"),
+    "non_tool_terminal": ("safety", "terminal"),
+    "error_event": ("safety", "terminal"),
+    "event_after_terminal": ("safety", "terminal"),
+    "dropped_stop": ("safety", "overlap"),
+    "reused_index": ("safety", "reused_index"),
+    "swap": ("safety", "reorder"),
+    "result_claims_call_id": ("safety", "id_confusion"),
+    # A later event names another interaction: a spliced stream (its calls unchanged).
+    "conflicting_response_id": ("strictness", "drift"),
 }
 
 
@@ -536,17 +580,24 @@ def with_foreign_step(draw: st.DrawFn, rendered: RenderedStream) -> list[dict[st
     return events
 
 
+def foreign_delta_types(revision: str) -> tuple[str, ...]:
+    """Delta types ``revision`` does not know: v1beta-only, unknown, and a later
+    revision's (``retrieval_call`` / ``retrieval_result`` are v1beta-only at 2026-07-21
+    and the deltas of 2026-12-01's retrieval steps)."""
+    known = set(LATER_HOSTED_STEP_TYPES[revision])
+    later = sorted(_ALL_LATER_HOSTED - known - set(V1BETA_ONLY_DELTA_TYPES))
+    return tuple(k for k in (*V1BETA_ONLY_DELTA_TYPES, "arguments", "text_delta", "thought",
+                             "ARGUMENTS_DELTA", *later) if k not in known)
+
+
 @st.composite
 def with_foreign_delta(draw: st.DrawFn, rendered: RenderedStream) -> list[dict[str, Any]]:
-    """Insert, right after some step.start, a delta of a v1beta-only or unknown type
-    (or, in a revision that knows it, another step's delta type)."""
+    """Insert, right after some step.start, a delta of a type the stream's revision does
+    not know (:func:`foreign_delta_types`)."""
     events = copy.deepcopy(rendered.events)
     starts = [i for i, e in enumerate(events) if e["event_type"] == "step.start"]
     pos = draw(st.sampled_from(starts))
-    own = events[pos]["step"]["type"]
-    kind = draw(st.sampled_from([k for k in (*V1BETA_ONLY_DELTA_TYPES, "arguments",
-                                             "text_delta", "thought", "ARGUMENTS_DELTA")
-                                 if k != own]))
+    kind = draw(st.sampled_from(foreign_delta_types(rendered.model.revision)))
     events.insert(pos + 1, _event("step.delta", index=events[pos]["index"],
                                   delta={"type": kind, "arguments": "{}"}))
     return events
@@ -558,6 +609,271 @@ def with_status(draw: st.DrawFn, rendered: RenderedStream, statuses: tuple[str, 
     events = copy.deepcopy(rendered.events)
     events[-1]["interaction"]["status"] = draw(st.sampled_from(statuses))
     return events
+
+
+# --- mutators of one function call, of the terminal and of the step lifecycle ---------
+
+
+def _fresh_id(events: list[dict[str, Any]], tag: str) -> dict[str, str]:
+    """An ``event_id`` for an inserted event when the stream carries ids (else none)."""
+    if not any("event_id" in e for e in events):
+        return {}
+    used = {e.get("event_id") for e in events}
+    n = 0
+    while f"{tag}{n}" in used:
+        n += 1
+    return {"event_id": f"{tag}{n}"}
+
+
+def _start_of(events: list[dict[str, Any]], index: int) -> int:
+    return next(i for i, e in enumerate(events)
+                if e["event_type"] == "step.start" and e["index"] == index)
+
+
+def _calls(rendered: RenderedStream) -> list[StepModel]:
+    return [s for s in rendered.start_order if s.type == "function_call"]
+
+
+@st.composite
+def _call_identity(draw: st.DrawFn, rendered: RenderedStream, name: str,
+                   ) -> list[dict[str, Any]]:
+    """One function_call step's ``id`` / ``name`` missing, empty, or another call's."""
+    events = copy.deepcopy(rendered.events)
+    calls = draw(st.permutations(_calls(rendered)))
+    step = events[_start_of(events, calls[0].index)]["step"]
+    if name == "shared_call_id":
+        step["id"] = calls[1].call_id
+    elif name.startswith("missing_"):
+        del step["id" if name == "missing_call_id" else "name"]
+    else:
+        step["id" if name == "empty_call_id" else "name"] = ""
+    return events
+
+
+@st.composite
+def _call_arguments(draw: st.DrawFn, rendered: RenderedStream, name: str,
+                    ) -> list[dict[str, Any]]:
+    """One function_call step's arguments: none at all, a start object and deltas, or
+    a hostile text streamed as ``arguments_delta`` fragments (start ``{}``)."""
+    call = draw(st.sampled_from(_calls(rendered)))
+    events = copy.deepcopy(rendered.events)
+    kept = [e for e in events
+            if not (e["event_type"] == "step.delta" and e["index"] == call.index
+                    and e["delta"].get("arguments") is not None)]
+    at = _start_of(kept, call.index)
+    start = kept[at]["step"]
+    if name == "missing_arguments":
+        start.pop("arguments", None)
+        return kept
+    if name == "conflicting_arguments":
+        start["arguments"] = {**call.arguments, "x_start": draw(st.integers(0, 9))}
+        text = json.dumps(call.arguments)
+    else:
+        start["arguments"] = {}
+        text = draw(bad_arguments(name.removesuffix("_arguments"), call.arguments)).text
+    for n, piece in enumerate(_split(draw, text)):
+        kept.insert(at + 1 + n, _event("step.delta", index=call.index,
+                                       delta={"type": "arguments_delta", "arguments": piece},
+                                       **_fresh_id(kept, "args-")))
+    return kept
+
+
+@st.composite
+def _non_tool_terminal(draw: st.DrawFn, rendered: RenderedStream) -> list[dict[str, Any]]:
+    """A terminal status that does not ask for the calls (a final answer, a
+    continuation, ...), sometimes after a status update that says ``requires_action``
+    (updates never override the terminal)."""
+    events = copy.deepcopy(rendered.events)
+    events[-1]["interaction"]["status"] = draw(st.sampled_from(
+        non_tool_statuses(rendered.model.revision)))
+    if draw(st.booleans()):
+        events.insert(draw(st.integers(1, len(events) - 1)), _event(
+            "interaction.status_update", interaction_id=rendered.model.interaction_id,
+            status="requires_action", **_fresh_id(events, "upd-")))
+    return events
+
+
+#: Error objects as the API streams them (google-genai's ``Error``: a ``code`` URI and a
+#: ``message``, both optional in the type; a message always, so a minimal example is
+#: an error that says something).
+_ERRORS = st.fixed_dictionaries(
+    {"message": st.sampled_from(["Internal error encountered.", "The model is overloaded."])},
+    optional={"code": st.sampled_from(["https://ai.google.dev/errors/internal",
+                                       "https://ai.google.dev/errors/unavailable"])})
+
+
+@st.composite
+def _error_event(draw: st.DrawFn, rendered: RenderedStream) -> list[dict[str, Any]]:
+    """An ``error`` event anywhere before the terminal."""
+    events = copy.deepcopy(rendered.events)
+    events.insert(draw(st.integers(0, len(events) - 1)),
+                  _event("error", error=draw(_ERRORS), **_fresh_id(events, "err-")))
+    return events
+
+
+@st.composite
+def _event_after_terminal(draw: st.DrawFn, rendered: RenderedStream) -> list[dict[str, Any]]:
+    """A new event after ``interaction.completed`` (an identical redelivery of an
+    ``event_id`` is the one thing that may follow it)."""
+    events = copy.deepcopy(rendered.events)
+    used = {e.get("index") for e in events}
+    late = draw(st.sampled_from([
+        _event("step.start", index=draw(INT32.filter(lambda i: i not in used)),
+               step={"type": "model_output"}),
+        _event("interaction.status_update", interaction_id=rendered.model.interaction_id,
+               status="requires_action"),
+        _event("interaction.completed", interaction={"id": rendered.model.interaction_id,
+                                                     "status": "requires_action"}),
+    ]))
+    events.append({**late, **_fresh_id(events, "late-")})
+    return events
+
+
+@st.composite
+def _dropped_stop(draw: st.DrawFn, rendered: RenderedStream) -> list[dict[str, Any]]:
+    """One ``step.stop`` never arrives: the step is open at the terminal."""
+    events = copy.deepcopy(rendered.events)
+    stops = [i for i, e in enumerate(events) if e["event_type"] == "step.stop"]
+    del events[draw(st.sampled_from(stops))]
+    return events
+
+
+@st.composite
+def _reused_index(draw: st.DrawFn, rendered: RenderedStream) -> list[dict[str, Any]]:
+    """After a step stops, another step starts under its index (a second function
+    call, or another step): the index no longer names one step."""
+    events = copy.deepcopy(rendered.events)
+    stops = [i for i, e in enumerate(events) if e["event_type"] == "step.stop"]
+    at = draw(st.sampled_from(stops))
+    index = events[at]["index"]
+    taken = {s.call_id for s in rendered.model.steps}
+    step = draw(st.sampled_from([
+        {"type": "function_call", "id": draw(opaque_ids.filter(lambda i: i not in taken)),
+         "name": draw(_names), "arguments": {}},
+        {"type": "model_output"},
+    ]))
+    later = draw(st.integers(at + 1, len(events) - 1))
+    events.insert(later, _event("step.stop", index=index, **_fresh_id(events, "reuse-stop-")))
+    events.insert(later, _event("step.start", index=index, step=step,
+                                **_fresh_id(events, "reuse-start-")))
+    return events
+
+
+def _swap_detectable(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether swapping ``a`` (earlier) and ``b`` breaks the stream for certain: the
+    interaction's first or last event moves, or one step's own events change order
+    (never two argument fragments of one step: other text, undetectable)."""
+    kinds = {a["event_type"], b["event_type"]}
+    if kinds & {"interaction.created", "interaction.completed"}:
+        return True
+    if "interaction.status_update" in kinds or a.get("index") != b.get("index"):
+        return False
+    return kinds != {"step.delta"}
+
+
+@st.composite
+def _swap(draw: st.DrawFn, rendered: RenderedStream) -> list[dict[str, Any]]:
+    """Two events change places where the order is part of the contract."""
+    events = copy.deepcopy(rendered.events)
+    pairs = [(i, j) for i in range(len(events)) for j in range(i + 1, len(events))
+             if _swap_detectable(events[i], events[j])]
+    i, j = draw(st.sampled_from(pairs))
+    events[i], events[j] = events[j], events[i]
+    return events
+
+
+@st.composite
+def _result_claims_call_id(draw: st.DrawFn, rendered: RenderedStream,
+                           ) -> list[dict[str, Any]]:
+    """A streamed ``function_result`` step answering one of the turn's own calls
+    (already answered: never to be released), before or after the call."""
+    events = copy.deepcopy(rendered.events)
+    call = draw(st.sampled_from(_calls(rendered)))
+    used = {e.get("index") for e in events}
+    index = draw(INT32.filter(lambda i: i not in used))
+    at = draw(st.integers(1, len(events) - 1))
+    events.insert(at, _event("step.stop", index=index, **_fresh_id(events, "res-stop-")))
+    events.insert(at, _event("step.start", index=index, step={
+        "type": "function_result", "call_id": call.call_id, "result": "ok"},
+        **_fresh_id(events, "res-start-")))
+    return events
+
+
+@st.composite
+def _conflicting_response_id(draw: st.DrawFn, rendered: RenderedStream,
+                             ) -> list[dict[str, Any]]:
+    """The terminal (or an inserted status update) names another interaction."""
+    events = copy.deepcopy(rendered.events)
+    other = rendered.model.interaction_id + "-other"
+    if draw(st.booleans()):
+        events[-1]["interaction"]["id"] = other
+    else:
+        events.insert(draw(st.integers(1, len(events) - 1)), _event(
+            "interaction.status_update", interaction_id=other, status="in_progress",
+            **_fresh_id(events, "upd-")))
+    return events
+
+
+_CALL_NAMES = ("shared_call_id", "missing_call_id", "empty_call_id", "missing_name",
+               "empty_name")
+_ARGUMENT_NAMES = ("missing_arguments", "conflicting_arguments", "non_object_arguments",
+                   "non_finite_arguments", "duplicate_key_arguments", "non_strict_arguments",
+                   "invalid_json_arguments")
+
+
+def _by_name(name: str, mutator: Any) -> Any:
+    return lambda rendered: mutator(rendered, name)
+
+
+#: Every mutator by its label name: ``rendered -> strategy of events``. The stream must
+#: come from :func:`turn_models` with at least one call (two for ``shared_call_id``);
+#: ``replayed_*`` need ``with_event_ids``.
+MUTATORS: dict[str, Any] = {
+    "replayed_same": replayed_same,
+    "replayed_conflict": replayed_conflict,
+    "truncated": truncated,
+    "with_foreign_step": with_foreign_step,
+    "with_foreign_delta": with_foreign_delta,
+    "with_status:failures": lambda r: with_status(r, failure_statuses(r.model.revision)),
+    "with_status:unknown": lambda r: with_status(r, unknown_statuses(r.model.revision)),
+    **{name: _by_name(name, _call_identity) for name in _CALL_NAMES},
+    **{name: _by_name(name, _call_arguments) for name in _ARGUMENT_NAMES},
+    "non_tool_terminal": _non_tool_terminal,
+    "error_event": _error_event,
+    "event_after_terminal": _event_after_terminal,
+    "dropped_stop": _dropped_stop,
+    "reused_index": _reused_index,
+    "swap": _swap,
+    "result_claims_call_id": _result_claims_call_id,
+    "conflicting_response_id": _conflicting_response_id,
+}
+
+#: What each mutator's stream does under the revision it was drawn for, written from
+#: this model (the rules of docs/gemini_interactions.md): the error class names it may
+#: raise; ``non_tool_terminal`` and the ``with_status`` ones follow
+#: :func:`terminal_outcome`.
+EXPECTED_ERRORS: dict[str, tuple[str, ...]] = {
+    "truncated": ("StreamTruncated",),
+    "replayed_conflict": ("ProtocolViolation",),
+    "with_foreign_step": ("UnsupportedProviderState",),
+    "with_foreign_delta": ("UnsupportedProviderState",),
+    **{name: ("ProtocolViolation",) for name in _CALL_NAMES},
+    "missing_arguments": ("ProtocolViolation",),
+    "conflicting_arguments": ("ProtocolViolation",),
+    "non_object_arguments": ("ProtocolViolation",),
+    "non_finite_arguments": ("StrictJSONError",),
+    "duplicate_key_arguments": ("StrictJSONError",),
+    "non_strict_arguments": ("StrictJSONError", "LimitExceeded"),
+    "invalid_json_arguments": ("StrictJSONError",),
+    "error_event": ("ProviderError",),
+    "event_after_terminal": ("ProtocolViolation",),
+    "dropped_stop": ("ProtocolViolation",),
+    "reused_index": ("ProtocolViolation",),
+    # a step's stop moved before its last fragment parses an incomplete text first
+    "swap": ("ProtocolViolation", "StrictJSONError"),
+    "result_claims_call_id": ("ProtocolViolation",),
+    "conflicting_response_id": ("ProtocolViolation",),
+}
 
 
 def interaction_object(rendered: RenderedStream, origin: str,

@@ -15,14 +15,14 @@
   for "nothing but ContractError escapes" properties.
 
 This module models JSON on its own (RFC 8259); it never imports the loader's
-helpers or tables, only the public ``JSONLimits`` to state limits.
+helpers or tables, only the public ``JSONLimits`` to state limits. ``same`` (deep
+equality with types) and ``limits_exceeded`` (an independent limit measurement) live
+in :mod:`.json_model`, without hypothesis, and are re-exported here.
 """
 
 from __future__ import annotations
 
 import copy
-import json
-import math
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 
 from pcfuzz.contracts.errors import ContractError, LimitExceeded, StrictJSONError
 from pcfuzz.contracts.strict_json import JSONLimits
+from pcfuzz.strategies.json_model import depth_of, limits_exceeded, same
 
 __all__ = [
     "ATTACK_KINDS",
@@ -44,6 +45,7 @@ __all__ = [
     "json_values",
     "limits_exceeded",
     "mutated_documents",
+    "same",
 ]
 
 JSON_WHITESPACE = (" ", "\t", "\n", "\r")
@@ -152,43 +154,6 @@ def json_values(max_leaves: int = 30) -> st.SearchStrategy[Any]:
         | st.dictionaries(json_text, children, max_size=6),
         max_leaves=max_leaves,
     )
-
-
-def same(a: Any, b: Any) -> bool:
-    """Deep equality that also compares types (True is not 1, 1 is not 1.0), the
-    sign of zero and key order. Iterative: documents may nest 512 levels."""
-    stack = [(a, b)]
-    while stack:
-        x, y = stack.pop()
-        if type(x) is not type(y):
-            return False
-        if isinstance(x, float):
-            if x != y or math.copysign(1.0, x) != math.copysign(1.0, y):
-                return False
-        elif isinstance(x, list):
-            if len(x) != len(y):
-                return False
-            stack.extend(zip(x, y, strict=True))
-        elif isinstance(x, dict):
-            if list(x) != list(y):
-                return False
-            stack.extend((x[k], y[k]) for k in x)
-        elif x != y:
-            return False
-    return True
-
-
-def depth_of(value: Any) -> int:
-    """Nesting depth as RFC 8259 counts it: a scalar 0, ``[]`` 1."""
-    deepest = 0
-    stack = [(value, 0)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, (list, dict)):
-            deepest = max(deepest, level + 1)
-            stack.extend((child, level + 1) for child in
-                         (item.values() if isinstance(item, dict) else item))
-    return deepest
 
 
 # --- serialization -----------------------------------------------------------------
@@ -507,55 +472,3 @@ def mutated_documents(draw: st.DrawFn) -> Mutated:
         else:  # truncate
             data = data[:start]
     return Mutated(kind, data)
-
-
-# --- an independent limit oracle ---------------------------------------------------
-
-
-def limits_exceeded(text: str, limits: JSONLimits) -> list[str] | None:
-    """The ``JSONLimits`` fields a document exceeds, measured independently of the
-    loader: ``json.loads`` with hooks that see every object's pairs (duplicates
-    included) and every number literal as written, then an iterative walk. None when
-    ``json.loads`` itself cannot read the text (syntax, recursion, int guard)."""
-    number_chars = [0]
-    items = [0]
-
-    def pairs(members: list[tuple[str, Any]]) -> dict[str, Any]:
-        items[0] = max(items[0], len(members))
-        strings.extend(key for key, _ in members)
-        return dict(members)
-
-    def number(literal: str) -> float:
-        number_chars[0] = max(number_chars[0], len(literal))
-        return 0.0
-
-    strings: list[str] = []
-    try:
-        value = json.loads(
-            text, object_pairs_hook=pairs, parse_int=number, parse_float=number,
-            parse_constant=number,
-        )
-    except (ValueError, RecursionError):
-        return None
-    depth = values = 0
-    stack = [(value, 0)]
-    while stack:
-        item, level = stack.pop()
-        values += 1
-        if isinstance(item, str):
-            strings.append(item)
-        elif isinstance(item, (list, dict)):
-            depth = max(depth, level + 1)
-            children = list(item.values()) if isinstance(item, dict) else item
-            if isinstance(item, list):
-                items[0] = max(items[0], len(item))
-            stack.extend((child, level + 1) for child in children)
-    measured = {
-        "max_bytes": len(text.encode("utf-8", "surrogatepass")),
-        "max_depth": depth,
-        "max_string_chars": max(map(len, strings), default=0),
-        "max_number_chars": number_chars[0],
-        "max_container_items": items[0],
-        "max_values": values,
-    }
-    return [name for name, amount in measured.items() if amount > getattr(limits, name)]

@@ -27,6 +27,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from pcfuzz.contracts.errors import ContractError, ProtocolViolation, ProviderError, StreamTruncated
+from pcfuzz.strategies.hostile_arguments import bad_arguments
 
 DONE = "[DONE]"
 
@@ -499,6 +500,7 @@ def _frame(
 
 MUTATIONS: dict[str, type[ContractError]] = {
     "error_frame": ProviderError,
+    "degenerate_error_frame": ProviderError,
     "missing_done": StreamTruncated,
     "truncated": StreamTruncated,
     "conflicting_tool_id": ProtocolViolation,
@@ -507,15 +509,35 @@ MUTATIONS: dict[str, type[ContractError]] = {
     "bool_choice_index": ProtocolViolation,
     "bool_tool_index": ProtocolViolation,
     "extra_choice": ProtocolViolation,
+    "choice_index": ProtocolViolation,
     "unknown_delta_field": ProtocolViolation,
     "unknown_tool_delta_field": ProtocolViolation,
     "frame_after_done": ProtocolViolation,
     "wrong_role": ProtocolViolation,
     "non_object_frame": ProtocolViolation,
     "duplicate_tool_id": ProtocolViolation,
+    "shared_call_id": ProtocolViolation,
+    "missing_call_id": ProtocolViolation,
+    "empty_call_id": ProtocolViolation,
+    "missing_name": ProtocolViolation,
+    "empty_name": ProtocolViolation,
+    "missing_arguments": ProtocolViolation,
+    "non_function_type": ProtocolViolation,
     "tool_index_out_of_range": ProtocolViolation,
     "wrong_field_type": ProtocolViolation,
 }
+#: Mutations whose stream is a well-formed completion the terminal gate must not
+#: release: the arguments text of one call is no strict JSON object (every call then
+#: goes to ``recovery_calls``: all or nothing), or the finish reason is not
+#: ``tool_calls``. ``mutated_streams`` gives ``None`` as their error class.
+WITHHELD: tuple[str, ...] = (
+    "non_object_arguments",
+    "non_finite_arguments",
+    "duplicate_key_arguments",
+    "non_strict_arguments",
+    "invalid_json_arguments",
+    "non_tool_terminal",
+)
 
 #: What each mutation means for any parser (the conformance kit's labels; a test
 #: checks both tables agree): ``(label, family)``. ``safety``: the stream is not a
@@ -523,6 +545,9 @@ MUTATIONS: dict[str, type[ContractError]] = {
 #: this project's fail-closed policy (shapes, types, unknown fields).
 MUTATION_LABELS: dict[str, tuple[str, str]] = {
     "error_frame": ("safety", "terminal"),
+    # An error key whose value is null, {}, a string: the seed fails it, the SDK's
+    # stream reader (``if data.get("error")``) does not: this project's policy.
+    "degenerate_error_frame": ("strictness", "terminal"),
     "missing_done": ("safety", "truncation"),
     "truncated": ("safety", "truncation"),
     "conflicting_tool_id": ("safety", "id_confusion"),
@@ -530,16 +555,52 @@ MUTATION_LABELS: dict[str, tuple[str, str]] = {
     "conflicting_response_id": ("strictness", "drift"),
     "bool_choice_index": ("strictness", "drift"),
     "bool_tool_index": ("strictness", "drift"),
+    # A second choice carrying only text: choice 0's calls are intact (seed 3.2: more
+    # than one choice is a protocol failure; this project's policy for releasing).
     "extra_choice": ("strictness", "drift"),
+    # Calls of a choice other than 0 (the one choice renumbered, or a second choice
+    # carrying its own call): honouring them executes another completion's calls.
+    "choice_index": ("safety", "choice"),
     "unknown_delta_field": ("strictness", "drift"),
     "unknown_tool_delta_field": ("strictness", "drift"),
     "frame_after_done": ("safety", "terminal"),
     "wrong_role": ("strictness", "drift"),
     "non_object_frame": ("strictness", "drift"),
     "duplicate_tool_id": ("safety", "id_confusion"),
+    "shared_call_id": ("safety", "id_confusion"),
+    "missing_call_id": ("safety", "identity"),
+    "empty_call_id": ("safety", "identity"),
+    "missing_name": ("safety", "identity"),
+    "empty_name": ("safety", "identity"),
+    "missing_arguments": ("safety", "arguments"),
+    "non_object_arguments": ("safety", "arguments"),
+    "non_finite_arguments": ("safety", "arguments"),
+    "duplicate_key_arguments": ("safety", "arguments"),
+    "non_strict_arguments": ("safety", "arguments"),
+    "invalid_json_arguments": ("safety", "arguments"),
+    "non_tool_terminal": ("safety", "terminal"),
+    # A call whose type is not "function" (openai's later "custom" tools take free
+    # text) or never arrives: this project's policy (the name and id are intact).
+    "non_function_type": ("strictness", "drift"),
     "tool_index_out_of_range": ("strictness", "drift"),
     "wrong_field_type": ("strictness", "drift"),
 }
+
+#: Error objects as the API streams them (openai's ``ErrorObject``: ``message`` and
+#: ``type`` required, ``code`` and ``param`` optional strings): the first one is what
+#: an ``error_frame`` shrinks to, never ``null`` or ``{}``.
+_ERROR_OBJECTS = st.fixed_dictionaries(
+    {
+        "message": st.sampled_from(["The server had an error while processing your request.",
+                                    "Rate limit reached for requests", "overloaded"]),
+        "type": st.sampled_from(["server_error", "rate_limit_error", "invalid_request_error"]),
+    },
+    optional={"param": st.none(), "code": st.sampled_from([None, "server_error",
+                                                           "rate_limit_exceeded"])},
+)
+#: The finish reasons of the SDK's ``Choice.finish_reason`` other than ``tool_calls``
+#: (``None``: no finish reason at all).
+NON_TOOL_FINISH_REASONS = (None, "stop", "length", "content_filter", "function_call")
 
 # The int64 range of the wire format bounds a tool index (this model's own belief).
 MODEL_MAX_TOOL_INDEX = 2**63 - 1
@@ -565,9 +626,10 @@ def mutated_streams(
     kinds: tuple[str, ...] = tuple(MUTATIONS),
     models: st.SearchStrategy[CompletionModel] | None = None,
     revision: str = PINNED_REVISION,
-) -> tuple[str, list[Any], type[ContractError]]:
+) -> tuple[str, list[Any], type[ContractError] | None]:
     """A valid stream of ``revision`` with one mutation: ``(mutation, frames, expected
-    error class)``.
+    error class)``; the class is ``None`` for the :data:`WITHHELD` mutations (the turn
+    parses and releases nothing). ``kinds`` defaults to the rejected ones.
 
     ``models``: the completions to mutate (default: any with a product); the
     conformance kit passes executable ones, so every example can catch a parser
@@ -581,13 +643,13 @@ def mutated_streams(
     model = rendered.model
     body = frames[:-1]  # without [DONE]
     insert_at = draw(st.integers(0, len(body)))
-    if kind == "error_frame":
-        error = draw(st.sampled_from(
-            [None, {}, {"message": "overloaded", "type": "server_error"}, "boom", 0]
-        ))
+    if kind in ("error_frame", "degenerate_error_frame"):
+        error = (draw(_ERROR_OBJECTS) if kind == "error_frame"
+                 else draw(st.sampled_from([None, {}, "", "boom", 0, False])))
         frame: dict[str, Any] = {"error": error}
         if draw(st.booleans()):
-            frame.update({"choices": [], "usage": {"total_tokens": 1}})
+            frame.update({"choices": [], "usage": {"prompt_tokens": 1, "completion_tokens": 0,
+                                                   "total_tokens": 1}})
         body.insert(insert_at, frame)
         frames = body + [DONE]
     elif kind == "missing_done":
@@ -682,13 +744,129 @@ def mutated_streams(
         bad = draw(st.sampled_from([[], 0, "DONE", "[done]", True, 1.5]))
         body.insert(insert_at, bad)
         frames = body + [DONE]
-    return kind, frames, MUTATIONS[kind]
+    elif kind == "choice_index":
+        frames = _other_choice(draw, body, model) + [DONE]
+    elif kind == "non_tool_terminal":
+        frames = _non_tool_terminal(draw, body) + [DONE]
+    elif kind in _CALL_MUTATIONS:
+        tools = draw(st.permutations(model.tools))
+        _mutate_call(draw, kind, body, tools[0], tools[1:])
+        frames = body + [DONE]
+    return kind, frames, MUTATIONS.get(kind)
+
+
+_CALL_MUTATIONS = frozenset({
+    "shared_call_id", "missing_call_id", "empty_call_id", "missing_name", "empty_name",
+    "non_function_type",
+    "missing_arguments", "non_object_arguments", "non_finite_arguments",
+    "duplicate_key_arguments", "non_strict_arguments", "invalid_json_arguments",
+})
+
+
+def _fragments(body: list[Any], index: int) -> list[dict[str, Any]]:
+    """The tool-call fragments of tool bucket ``index``, in stream order."""
+    return [entry for i in _tool_frames(body)
+            for entry in body[i]["choices"][0]["delta"]["tool_calls"]
+            if entry.get("index") == index]
+
+
+def _mutate_call(draw: st.DrawFn, kind: str, body: list[Any], tool: ToolModel,
+                 others: tuple[ToolModel, ...] | list[ToolModel]) -> None:
+    """Change one call (``tool``) in every fragment that carries the field."""
+    fragments = _fragments(body, tool.index)
+    if kind == "shared_call_id":  # the call takes another call's id, everywhere
+        for fragment in fragments:
+            if "id" in fragment:
+                fragment["id"] = others[0].call_id
+    elif kind in ("missing_call_id", "empty_call_id"):
+        for fragment in fragments:
+            if "id" in fragment:
+                if kind == "missing_call_id":
+                    del fragment["id"]
+                else:
+                    fragment["id"] = ""
+    elif kind == "non_function_type":
+        custom = draw(st.booleans())
+        for fragment in fragments:
+            if "type" in fragment:
+                if custom:
+                    fragment["type"] = "custom"
+                else:
+                    del fragment["type"]
+    elif kind in ("missing_name", "empty_name"):
+        for fragment in fragments:
+            function = fragment.get("function")
+            if isinstance(function, dict) and "name" in function:
+                if kind == "missing_name":
+                    del function["name"]
+                else:
+                    function["name"] = ""
+    elif kind == "missing_arguments":
+        for fragment in fragments:
+            function = fragment.get("function")
+            if isinstance(function, dict):
+                function.pop("arguments", None)
+    else:
+        base = json.loads(tool.arguments) if tool.arguments_is_object else {}
+        bad = draw(bad_arguments(kind.removesuffix("_arguments"), base))
+        slots = [f["function"] for f in fragments
+                 if isinstance(f.get("function"), dict)
+                 and f["function"].get("arguments") is not None]
+        cuts = sorted(draw(st.lists(st.integers(0, len(bad.text)), min_size=len(slots) - 1,
+                                    max_size=len(slots) - 1)))
+        bounds = [0, *cuts, len(bad.text)]
+        for slot, start, end in zip(slots, bounds[:-1], bounds[1:], strict=True):
+            slot["arguments"] = bad.text[start:end]
+
+
+def _other_choice(draw: st.DrawFn, body: list[Any], model: CompletionModel) -> list[Any]:
+    """Tool calls under a choice index other than 0: the one choice renumbered, or a
+    second choice (index 1) carrying a complete call of its own, in frames of its own
+    or beside choice 0."""
+    variant = draw(st.sampled_from(["renumbered", "second_choice_frames",
+                                    "second_choice_beside"]))
+    if variant == "renumbered" or not _choice_frames(body):
+        number = draw(st.integers(1, 3))
+        for i in _choice_frames(body):
+            for choice in body[i]["choices"]:
+                choice["index"] = number
+        return body
+    used = {t.index for t in model.tools}
+    taken = {t.call_id for t in model.tools}
+    call = {"index": draw(st.integers(0, 40).filter(lambda i: i not in used)),
+            "id": draw(ids.filter(lambda s: s not in taken)), "type": "function",
+            "function": {"name": draw(names),
+                         "arguments": json.dumps(draw(json_objects))}}
+    second = {"index": 1, "delta": {"tool_calls": [call]}, "finish_reason": "tool_calls"}
+    if variant == "second_choice_frames":
+        body.insert(draw(st.integers(0, len(body))), {"choices": [second]})
+    else:
+        at = draw(st.sampled_from(_choice_frames(body)))
+        body[at]["choices"].append(second)
+    return body
+
+
+def _non_tool_terminal(draw: st.DrawFn, body: list[Any]) -> list[Any]:
+    """Every finish reason replaced by one that is not ``tool_calls`` (or removed)."""
+    value = draw(st.sampled_from(NON_TOOL_FINISH_REASONS))
+    found = False
+    for i in _choice_frames(body):
+        choice = body[i]["choices"][0]
+        if choice.get("finish_reason") is not None:
+            found = True
+            if value is None:
+                del choice["finish_reason"]
+            else:
+                choice["finish_reason"] = value
+    if not found and value is not None:
+        body.insert(draw(st.integers(0, len(body))), _chunk({}, finish_reason=value))
+    return body
 
 
 def _applicable(kind: str, frames: list[Any], model: CompletionModel) -> bool:
     body = frames[:-1]
-    if kind in ("conflicting_tool_id",):
-        return bool(model.tools)
+    if kind in ("conflicting_tool_id",) or kind in _CALL_MUTATIONS:
+        return len(model.tools) >= (2 if kind == "shared_call_id" else 1)
     if kind == "duplicate_tool_id":
         return len(model.tools) >= 2
     if kind in ("bool_choice_index", "unknown_delta_field", "wrong_field_type"):

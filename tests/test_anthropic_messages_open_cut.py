@@ -15,10 +15,10 @@ import json
 from typing import Any
 
 import pytest
+from _anthropic_messages import HISTORY, TOOLS, build, ev, start, text_block, tool_block
 from _revisions import each_revision
 from hypothesis import event, given
 from hypothesis import strategies as st
-from test_anthropic_messages import HISTORY, TOOLS, build, ev, start, text_block, tool_block
 
 from pcfuzz.contracts.anthropic_messages import (
     FORCED_RECOVERY_PREFIX,

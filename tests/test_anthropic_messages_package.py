@@ -14,9 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import event, given
-from hypothesis import strategies as st
-from test_anthropic_messages import (
+from _anthropic_messages import (
     HISTORY,
     TOOLS,
     build,
@@ -27,6 +25,8 @@ from test_anthropic_messages import (
     tool_block,
     two_call_stream,
 )
+from hypothesis import event, given
+from hypothesis import strategies as st
 
 import pcfuzz.contracts.anthropic_messages as package
 from pcfuzz.contracts._stream import StreamLimits

@@ -15,9 +15,9 @@ import copy
 from typing import Any
 
 import pytest
+from _anthropic_messages import TOOLS, build, two_call_stream
 from hypothesis import event, given
 from hypothesis import strategies as st
-from test_anthropic_messages import TOOLS, build, two_call_stream
 
 from pcfuzz.contracts.anthropic_messages import (
     REVISION,

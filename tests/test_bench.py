@@ -127,3 +127,68 @@ def test_floor_pipelines_find_every_call_of_the_bench_streams() -> None:
         assert turn.calls
         assert sorted(json.dumps(c.arguments, sort_keys=True) for c in turn.calls) == sorted(
             json.dumps(a, sort_keys=True) for a in arguments.values()), contract
+
+
+def test_startup_case_gives_seconds_beside_python_and_a_goal_per_row(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from pcfuzz.bench import startup
+    from pcfuzz.engine.targets import Target
+
+    layout = Layout.from_options()
+    strict = next(t for t in discover(layout) if t.name == "strict-json")
+    # A target that dies before its first input: its rows say so instead of a figure.
+    broken = tmp_path / "fuzz_broken.py"
+    broken.write_text("raise SystemExit(3)\n", encoding="utf-8")
+    targets = [strict, Target(fuzzer="fuzz_broken", path=broken, layout=layout)]
+    monkeypatch.setattr(startup, "discover", lambda _layout: targets)
+    records = runner.run(runner.Options(rounds=1, groups=("startup",)))
+
+    assert {r.group for r in records} == {"startup"}
+    assert len({r.case for r in records}) == len(records) == 1 + 3 + 2 * len(targets)
+    baseline, *rows = records
+    assert "python -c pass" in baseline.case and baseline.goal is None
+    assert baseline.ratio is not None and baseline.ratio > 0 and baseline.met is None
+    # Every measurement after the first row ran after its own python -c pass.
+    assert baseline.rounds == sum(r.rounds for r in rows if r.ratio is not None)
+    goals = {"import pcfuzz.contracts": startup.IMPORT_GOAL,
+             "pcfuzz --version": startup.VERSION_GOAL, "pcfuzz check": startup.CHECK_GOAL,
+             "strict-json": startup.STARTUP_GOAL, "broken": startup.STARTUP_GOAL}
+    for record in rows:
+        assert [g for key, g in goals.items() if key in record.case] == [record.goal], record
+        assert record.better == "lower" and record.rate_unit == "x python -c pass"
+        if "broken" in record.case:
+            assert record.ratio is None and record.met is None and "failed" in record.note
+            continue
+        assert record.ratio is not None and record.rate is not None, record
+        assert record.ratio_min is not None and record.ratio_max is not None
+        assert 0 < record.ratio_min <= record.ratio <= record.ratio_max
+        assert record.rounds == 1
+        assert record.met is (record.ratio <= record.goal)
+    assert [r.case.rsplit(", ", 1)[1] for r in rows if "strict-json" in r.case] == [
+        "cold", "warm"]
+    printed = runner.table(records)
+    assert f"{baseline.ratio:.2f} s" in printed and "<= 1.0" in printed
+    # --quick: warm starts only.
+    quick = runner.run(runner.Options(quick=True, rounds=1, groups=("startup",)))
+    assert [r.case for r in quick] == [r.case for r in records if not r.case.endswith("cold")]
+
+
+def test_byte_level_fuzz_targets_carry_the_throughput_goal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # exec/s stand-ins (the runs themselves take seconds each): the baseline 100,
+    # strict-json 60, source-url 40, every other target 10.
+    rates = {runner.BASELINE_TARGET: 100.0, "fuzz_strict_json.py": 60.0,
+             "fuzz_source_url.py": 40.0}
+    monkeypatch.setattr(runner, "_exec_per_s",
+                        lambda path, flags, seconds, layout: rates.get(path.name, 10.0))
+    records = runner.run(runner.Options(quick=True, rounds=1, groups=("fuzz",)))
+    by_case = {r.case: r for r in records}
+    assert by_case["fuzz strict-json"].goal == by_case["fuzz source-url"].goal == 0.5
+    assert by_case["fuzz strict-json"].ratio == 0.6 and by_case["fuzz strict-json"].met
+    assert by_case["fuzz source-url"].ratio == 0.4 and by_case["fuzz source-url"].met is False
+    others = [r for r in records if r.case.startswith("fuzz ") and r.goal is None
+              and "baseline" not in r.case]
+    assert len(others) == len(discover(Layout.from_options())) - 2
+    assert all(r.ratio == 0.1 and r.met is None for r in others)

@@ -14,9 +14,7 @@ import copy
 from typing import Any
 
 import pytest
-from hypothesis import event, given
-from hypothesis import strategies as st
-from test_gemini_interactions import (
+from _gemini_interactions import (
     RESULTS,
     TOOLS,
     USER_INPUT,
@@ -24,6 +22,8 @@ from test_gemini_interactions import (
     stateful,
     stateless,
 )
+from hypothesis import event, given
+from hypothesis import strategies as st
 
 from pcfuzz.contracts.errors import ProtocolViolation
 from pcfuzz.contracts.gemini_interactions import (

@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from _gemini_interactions import TOOLS, USER_INPUT, fixture_events, stateful, stateless
 from hypothesis import event, given
 from hypothesis import strategies as st
-from test_gemini_interactions import TOOLS, USER_INPUT, fixture_events, stateful, stateless
 
 from pcfuzz.contracts._stream import StreamLimits
 from pcfuzz.contracts.errors import ContinuationError, LimitExceeded, ProtocolViolation

@@ -110,7 +110,8 @@ def test_failing_property_becomes_a_readable_regression_replayed_by_pytest(
     assert doc["test"].endswith("test_planted.py::test_parser_rejects_only_with_contract_errors")
     assert doc["contract"] == "openai-chat" and isinstance(doc["revision"], str)
     assert len(doc["events"]) == 2, doc["events"]  # hypothesis's minimal example
-    assert doc["calls"][-1]["call"] == "parse_events"
+    assert doc["calls"][-1]["call"] == "openai_chat.parse_events"
+    assert all("module" not in call for call in doc["calls"])  # entry points, not code
     assert doc["calls"][-1]["outcome"].startswith("raised KeyError")
     assert doc["failure"]["exception"] == "KeyError"
     assert doc["failure"]["where"] == "contracts/openai_chat/_stream.py:parse_events"
@@ -295,7 +296,11 @@ def test_a_green_property_phase_ends_on_its_own_and_is_reported_green(tmp_path: 
     # the share, and a test that no time is left for is skipped *by name* (never
     # killed, never red): the first one always runs, and stops when its time is up.
     assert rows["test_a"]["result"] == "passed" and rows["test_a"]["examples"] >= 1, rows
-    assert "time was up" in rows["test_a"]["stopped_because"], rows
+    # stopped short of its plan (its examples cost six times what was assumed): said
+    # so, and a pass; a loaded machine whose collection ate the share plans so few
+    # examples that all of them fit, and there is nothing to stop
+    if rows["test_a"]["examples"] < (rows["test_a"]["planned"] or 0):
+        assert "time was up" in rows["test_a"]["stopped_because"], rows
     assert p["passed"] + p["skipped"] == 3, p
     skipped = {s["name"].rsplit("::", 1)[1]: s["reason"] for s in p.get("skipped_tests", [])}
     assert len(skipped) == p["skipped"], p

@@ -9,9 +9,9 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from _gemini_interactions import fixture_events
 from hypothesis import event, given
 from hypothesis import strategies as st
-from test_gemini_interactions import fixture_events
 
 from pcfuzz.nightly.mutants import EQUIVALENT, _apply, find_mutants, is_equivalent, run_mutants
 from pcfuzz.nightly.report import append_history, read_history, render_trend_svg, trend_point

@@ -6,7 +6,7 @@ import dataclasses
 from typing import Any
 
 import pytest
-from test_openai_chat import chunk
+from _openai_chat import chunk
 
 from pcfuzz.contracts.errors import ProtocolViolation
 from pcfuzz.contracts.openai_chat import (

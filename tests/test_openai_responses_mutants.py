@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from test_openai_responses import COMPLETED, MESSAGE_ADDED, fixture_events
+from _openai_responses import COMPLETED, MESSAGE_ADDED, fixture_events
 
 from pcfuzz.contracts.errors import ProtocolViolation, ProviderError
 from pcfuzz.contracts.openai_responses import REVISION, REVISIONS, parse_events

@@ -187,7 +187,7 @@ def test_mutated_streams_fail_or_release_exactly_the_model(name: str, revision: 
     @given(data=st.data())
     def check(data: st.DataObject) -> None:
         model, mutator, events = data.draw(mutated_streams(min_calls=2 if name in (
-            "retarget_delta",) else 1, mutator=name, revision=revision))
+            "retarget_delta", "shared_call_id") else 1, mutator=name, revision=revision))
         event(f"mutator={mutator.name}")
         try:
             turn = parse_events(events, revision=revision)

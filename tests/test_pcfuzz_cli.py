@@ -29,65 +29,16 @@ from pcfuzz.nightly.report import SCHEMA_PATH
 # skipped module would show in its junit.xml as a "collection skipped" case.
 pytest.importorskip("atheris")
 
+from _toy import BUG, FIX, TOY, seed_costs, write_target
+
 REPO = Path(__file__).resolve().parent.parent
-BUG = '        raise KeyError("toy bug: FUZ prefix")\n'
-FIX = "        return 4\n"
-
-TOY = '''#!/usr/bin/env python3
-"""Toy target for pcfuzz's own tests."""
-import sys
-
-import atheris
-
-
-@atheris.instrument_func
-def classify(data: bytes) -> int:
-    if not data:
-        return 0
-    if data[:1] == b"{":
-        return 1
-    if data[:1] == b"[":
-        return 2
-    if data[:3] == b"FUZ":
-''' + BUG + '''    return 3
-
-
-def TestOneInput(data: bytes) -> None:
-    classify(data)
-
-
-def main() -> None:
-    atheris.Setup(sys.argv, TestOneInput)
-    atheris.Fuzz()
-
-
-if __name__ == "__main__":
-    main()
-'''
-
-
-def _write_target(fuzz_dir: Path, name: str, source: str, seeds: dict[str, bytes]) -> Path:
-    path = fuzz_dir / f"fuzz_{name}.py"
-    path.write_text(source, encoding="utf-8")
-    path.chmod(0o755)
-    (fuzz_dir / f"fuzz_{name}.dict").write_text('kw1="FUZ"\nkw2="{"\n', encoding="utf-8")
-    (fuzz_dir / f"fuzz_{name}.options").write_text(
-        f"[libfuzzer]\ndict = fuzz_{name}.dict\nmax_len = 64\ntimeout = 5\n", encoding="utf-8"
-    )
-    corpus = fuzz_dir / "corpus" / f"fuzz_{name}"
-    corpus.mkdir(parents=True, exist_ok=True)
-    for seed, data in seeds.items():
-        (corpus / seed).write_bytes(data)
-    return path
-
-
 @pytest.fixture
 def toy(tmp_path: Path) -> Path:
     """A project tree with one broken toy target; returns its fuzz dir."""
     fuzz_dir = tmp_path / "fuzz"
     fuzz_dir.mkdir()
     (tmp_path / "tests" / "regressions").mkdir(parents=True)
-    _write_target(fuzz_dir, "toy", TOY, {"object": b"{}", "array": b"[]"})
+    write_target(fuzz_dir, "toy", TOY, {"object": b"{}", "array": b"[]"})
     return fuzz_dir
 
 
@@ -158,7 +109,7 @@ def test_fingerprint_is_exception_and_top_project_frames_not_line_numbers(tmp_pa
 
 
 def test_target_names_accept_short_snake_fuzzer_and_contract_forms(toy: Path) -> None:
-    _write_target(toy, "openai_responses", TOY, {"a": b"{}"})
+    write_target(toy, "openai_responses", TOY, {"a": b"{}"})
     layout = Layout.from_options(str(toy))
     for name in ("openai-responses", "openai_responses", "fuzz_openai_responses",
                  str(toy / "fuzz_openai_responses.py")):
@@ -190,7 +141,7 @@ def test_replay_fingerprints_a_hang_from_the_stack_it_dumps(toy: Path) -> None:
     from pcfuzz.engine.triage import replay
 
     source = TOY.replace(BUG, '        while True:\n            pass\n')
-    _write_target(toy, "hang", source, {"a": b"{}"})
+    write_target(toy, "hang", source, {"a": b"{}"})
     target = resolve(Layout.from_options(str(toy)), "hang")
     hang = toy.parent / "timeout-by-hand"
     hang.write_bytes(b"FUZ")
@@ -418,27 +369,14 @@ def test_sorted(xs):
 BUDGET_SLACK_S = 20
 
 
-def _seed_costs(fuzz_dir: Path, **costs: object) -> None:
-    """What earlier nights measured for the toy tree (the plan's input): toy targets
-    start in well under a second and the toy property suite collects in a few."""
-    from pcfuzz.nightly.plan import Costs
-
-    fields = {"startup_s": {"fuzz_toy": 0.5, "fuzz_sound": 0.5, "fuzz_slow": 0.5,
-                            "fuzz_broken": 0.5},
-              "collect_s": 3.0, "test_s": 0.05, "example_s": 0.01, "tests": 6,
-              "coverage_s": 3.0}
-    fields.update(costs)
-    Costs(**fields).save(fuzz_dir / ".work" / "nightly_costs.json")  # type: ignore[arg-type]
-
-
 def test_nightly_writes_summary_markdown_junit_and_plots_that_parse(
     toy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     jsonschema = pytest.importorskip("jsonschema")
     # CI set: hypothesis would load its own ci profile; the job must pick nightly by name
     monkeypatch.setenv("CI", "true")
-    _write_target(toy, "sound", TOY.replace(BUG, FIX), {"a": b"{}"})
-    _seed_costs(toy)
+    write_target(toy, "sound", TOY.replace(BUG, FIX), {"a": b"{}"})
+    seed_costs(toy)
     props = tmp_path / "props"
     props.mkdir()
     (props / "test_toy_property.py").write_text(PROPERTY, encoding="utf-8")
@@ -478,8 +416,8 @@ def test_a_generous_night_is_complete_within_its_budget_and_runs_every_property_
     # The one real-time run: a budget several times what the plan needs, a generous
     # slack, and every other figure asserted from what the night reports.
     _fix(toy)
-    _write_target(toy, "sound", TOY.replace(BUG, FIX), {"a": b"{}"})
-    _seed_costs(toy)
+    write_target(toy, "sound", TOY.replace(BUG, FIX), {"a": b"{}"})
+    seed_costs(toy)
     props = tmp_path / "props"
     props.mkdir()
     (props / "test_toy_property.py").write_text(PROPERTY + SLOW_PROPERTIES, encoding="utf-8")
@@ -535,8 +473,8 @@ def test_a_budget_too_small_is_an_incomplete_night_whose_report_opens_with_why(
 
 def test_a_target_that_cannot_run_makes_the_night_incomplete(toy: Path, tmp_path: Path) -> None:
     _fix(toy)
-    _seed_costs(toy)
-    _write_target(toy, "broken", TOY.replace("import atheris\n", "import atheris\nimport no_such_module\n"), {"a": b"{}"})
+    seed_costs(toy)
+    write_target(toy, "broken", TOY.replace("import atheris\n", "import atheris\nimport no_such_module\n"), {"a": b"{}"})
     report = tmp_path / "report"
     assert _pcfuzz(toy, "nightly", "--budget", "40", "--jobs", "2", "--report", str(report),
                    "--properties", "off", "--no-minimize", "--no-coverage") == 3
@@ -561,8 +499,8 @@ def test_a_target_slowed_at_import_makes_the_night_incomplete_not_green(
 ) -> None:
     # a test double of a target whose start-up eats its whole slot
     _fix(toy)
-    _seed_costs(toy)
-    _write_target(toy, "slow", SLOW_IMPORT, {"a": b"{}"})
+    seed_costs(toy)
+    write_target(toy, "slow", SLOW_IMPORT, {"a": b"{}"})
     report = tmp_path / "report"
     status = _pcfuzz(toy, "nightly", "--budget", "40", "--jobs", "2", "--report", str(report),
                      "--properties", "off", "--no-minimize", "--no-coverage")
@@ -577,7 +515,7 @@ def test_a_property_path_that_selects_no_test_makes_the_night_incomplete(
     toy: Path, tmp_path: Path
 ) -> None:
     _fix(toy)
-    _seed_costs(toy)
+    seed_costs(toy)
     props = tmp_path / "props"
     props.mkdir()
     (props / "test_examples_only.py").write_text("def test_one():\n    assert True\n",

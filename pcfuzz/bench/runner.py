@@ -17,7 +17,12 @@ the candidate's absolute rate are printed beside it. Cases:
    exponent log(t8000 / t2000) / log(4), 1.0 for linear;
 5. fuzz throughput: exec/s of each atheris target for a fixed time from an empty
    scratch corpus vs an instrumented plain ``json.loads`` target run the same way;
-6. hypothesis: examples/s of each rule-based state machine under the ``ci`` profile
+6. start-up (``startup.py``): seconds from process start to the first execution of
+   each fuzz target (warm instrumentation cache; cold too in a full run), of
+   ``import pcfuzz.contracts``, ``pcfuzz --version`` and ``pcfuzz check`` of a 3 KB
+   capture, each beside ``python -c pass`` run just before it (absolute seconds: a
+   process's start-up is not a ratio to anything inside it);
+7. hypothesis: examples/s of each rule-based state machine under the ``ci`` profile
    (full run only).
 
 Nothing here is a test: figures vary with the machine, goals are verdicts
@@ -37,68 +42,16 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from pcfuzz.bench import data
+from pcfuzz.bench.records import CASE_GROUPS, Options, Record, verdict
+from pcfuzz.bench.startup import startup_cases
 from pcfuzz.engine.targets import Layout, Target, discover, subprocess_env
 
 __all__ = ["CASE_GROUPS", "Options", "Record", "environment", "run", "table"]
-
-#: Case groups in the order they run; ``--cases`` selects among them.
-CASE_GROUPS = ("events", "documents", "streams", "wire", "scaling", "fuzz", "hypothesis")
-
-
-@dataclass
-class Record:
-    """One line of the result table (one JSON record per case)."""
-
-    case: str
-    group: str
-    candidate: str
-    baseline: str
-    ratio: float | None
-    ratio_min: float | None
-    ratio_max: float | None
-    rate: float | None
-    rate_unit: str
-    goal: float | None
-    better: str  # "lower" (a time ratio, an exponent) or "higher" (a throughput ratio)
-    met: bool | None
-    rounds: int
-    note: str = ""
-
-    def verdict(self) -> str:
-        if self.met is None:
-            return "-" if self.goal is None else "n/a"
-        return "met" if self.met else "MISSED"
-
-
-@dataclass
-class Options:
-    quick: bool = False
-    rounds: int | None = None
-    groups: Sequence[str] = CASE_GROUPS
-    fuzz_seconds: float | None = None
-    progress: Callable[[str], None] = field(default=lambda line: None)
-
-    @property
-    def n_rounds(self) -> int:
-        return self.rounds or (5 if self.quick else 11)
-
-    @property
-    def round_seconds(self) -> float:
-        # Time per side per round.
-        return 0.04 if self.quick else 0.12
-
-
-def _verdict(ratio: float | None, goal: float | None, better: str) -> bool | None:
-    if ratio is None or goal is None:
-        return None
-    return ratio <= goal if better == "lower" else ratio >= goal
-
 
 def _time(fn: Callable[[], object], calls: int) -> float:
     start = time.perf_counter()
@@ -159,7 +112,7 @@ def _timed_record(
         case=case, group=group, candidate=candidate, baseline=baseline,
         ratio=round(ratio, 3), ratio_min=round(min(ratios), 3), ratio_max=round(max(ratios), 3),
         rate=round(rate, 1), rate_unit=rate_unit, goal=goal, better="lower",
-        met=_verdict(ratio, goal, "lower"), rounds=len(ratios),
+        met=verdict(ratio, goal, "lower"), rounds=len(ratios),
     )
 
 
@@ -256,7 +209,7 @@ def scaling_cases(opts: Options) -> list[Record]:
             ratio=round(exponent, 3), ratio_min=round(min(exponents), 3),
             ratio_max=round(max(exponents), 3), rate=round(len(texts) / per_call, 1),
             rate_unit="events/s", goal=GROWTH_GOAL, better="lower",
-            met=_verdict(exponent, GROWTH_GOAL, "lower"), rounds=len(ratios),
+            met=verdict(exponent, GROWTH_GOAL, "lower"), rounds=len(ratios),
             note="figure: growth exponent log(t8000/t2000)/log(4)",
         ))
     return records
@@ -382,7 +335,7 @@ def fuzz_cases(opts: Options) -> list[Record]:
             ratio_min=round(min(spread), 3) if spread else None,
             ratio_max=round(max(spread), 3) if spread else None,
             rate=round(eps, 1) if eps else None, rate_unit="exec/s", goal=goal,
-            better="higher", met=_verdict(ratio, goal, "higher"), rounds=1,
+            better="higher", met=verdict(ratio, goal, "higher"), rounds=1,
             note="" if goal else "stream target: no goal, exec/s beside the JSON baseline",
         ))
     return records
@@ -434,6 +387,7 @@ CASES: dict[str, Callable[[Options], list[Record]]] = {
     "streams": streams_cases,
     "wire": wire_cases,
     "scaling": scaling_cases,
+    "startup": startup_cases,
     "fuzz": fuzz_cases,
     "hypothesis": hypothesis_cases,
 }
@@ -473,12 +427,16 @@ def _goal(record: Record) -> str:
     return f"{'<=' if record.better == 'lower' else '>='} {record.goal}"
 
 
+#: How a group's figure is written: a ratio ("x"), an exponent, seconds.
+_SUFFIX = {"scaling": "", "startup": " s"}
+
+
 def table(records: Sequence[Record], markdown: bool = False) -> str:
     header = ["case", "ratio", "min-max", "rate", "goal", "verdict"]
     rows = [
         [
             r.case,
-            _fmt(r.ratio) + ("" if r.ratio is None or r.group == "scaling" else "x"),
+            _fmt(r.ratio) + ("" if r.ratio is None else _SUFFIX.get(r.group, "x")),
             "-" if r.ratio_min is None else f"{_fmt(r.ratio_min)}-{_fmt(r.ratio_max)}",
             _rate(r),
             _goal(r),
@@ -501,5 +459,6 @@ def environment() -> str:
     return (
         f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; medians of per-round "
         "ratios, baseline interleaved in the same process; scaling rows give the growth "
-        "exponent, fuzz rows exec/s ratios (higher is better)"
+        "exponent, start-up rows seconds (rate: x python -c pass run just before), fuzz "
+        "rows exec/s ratios (higher is better)"
     )

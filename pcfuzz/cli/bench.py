@@ -13,7 +13,7 @@ from typing import Any
 
 from pcfuzz.bench.runner import CASE_GROUPS, Options, environment, table
 from pcfuzz.bench.runner import run as run_cases
-from pcfuzz.cli.common import add_command
+from pcfuzz.cli.common import add_command, count, require_harness, seconds
 from pcfuzz.errors import EXIT_CLEAN, UsageError
 
 NAME = "bench"
@@ -41,12 +41,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    help="print the table as Markdown (the README's Performance section)")
     # For tests and quick looks: a subset of the case groups and fewer rounds.
     p.add_argument("--cases", help=argparse.SUPPRESS)
-    p.add_argument("--rounds", type=int, help=argparse.SUPPRESS)
-    p.add_argument("--fuzz-seconds", type=float, help=argparse.SUPPRESS)
+    p.add_argument("--rounds", type=count, help=argparse.SUPPRESS)
+    p.add_argument("--fuzz-seconds", type=seconds, help=argparse.SUPPRESS)
     return p
 
 
 def run(args: argparse.Namespace) -> int:
+    require_harness("atheris", "hypothesis")
     groups: Sequence[str] = CASE_GROUPS
     if args.cases:
         groups = [g.strip() for g in args.cases.split(",") if g.strip()]
@@ -54,8 +55,6 @@ def run(args: argparse.Namespace) -> int:
         if unknown:
             raise UsageError(f"unknown case group(s) {', '.join(unknown)}; "
                              f"known: {', '.join(CASE_GROUPS)}")
-    if args.rounds is not None and args.rounds < 1:
-        raise UsageError("--rounds must be at least 1")
     opts = Options(
         quick=args.quick, rounds=args.rounds, groups=groups, fuzz_seconds=args.fuzz_seconds,
         progress=lambda line: print(f"pcfuzz bench: {line}", file=sys.stderr, flush=True),

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
+from pcfuzz import files
 from pcfuzz.cli.common import add_command
 from pcfuzz.contracts.registry import NAMES
-from pcfuzz.errors import UsageError
 from pcfuzz.fuzz.harness.verdict import FORMATS, REVISIONS, SUFFIXES, check_bytes
 
 NAME = "check"
@@ -31,9 +30,7 @@ is rejected with a message naming the drift.
 
 Exit status: 0 a complete valid turn; 1 a contract violation or a truncated
 stream (no call may run); 2 usage error (unknown contract or revision, a
-missing or unreadable file, a fixture of another contract)."""
-#: A capture larger than this is a usage error (it is not read whole into memory).
-MAX_INPUT_BYTES = 256 * 1024 * 1024
+missing or unreadable file, a FIFO or device, a fixture of another contract)."""
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -55,28 +52,18 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     return p
 
 
-def _read(path: str) -> bytes:
-    if path == "-":
-        data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
-    else:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_INPUT_BYTES + 1)
-    if len(data) > MAX_INPUT_BYTES:
-        raise OSError(f"input is larger than {MAX_INPUT_BYTES} bytes")
-    return data
-
-
 def run(args: argparse.Namespace) -> int:
     path: str = args.file
     fmt: str = args.format
     if fmt == "auto" and path != "-":
         fmt = SUFFIXES.get(Path(path).suffix.lower(), "auto")
-    try:
-        data = _read(path)
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"cannot read {path}: {exc}") from exc
+    if path == "-":
+        data = files.read_stdin(limit=files.MAX_INPUT_BYTES)
+    else:
+        data = files.read_bytes(path, limit=files.MAX_INPUT_BYTES, what="capture")
     verdict = check_bytes(args.contract, data, format=fmt,
-                          source="<stdin>" if path == "-" else path, revision=args.revision)
+                          source="<stdin>" if path == "-" else files.shown(path),
+                          revision=args.revision)
     if args.json:
         print(json.dumps(verdict.to_json(), ensure_ascii=False))
     else:

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import signal
 import sys
 from pathlib import Path
 from typing import Any
 
-from pcfuzz.cli.common import add_command
+from pcfuzz.cli.common import add_command, count, require_harness, seconds
 from pcfuzz.conform.kit import (
     DEFAULT_REGRESSIONS,
     DEFAULT_TIMEOUT_S,
@@ -64,27 +63,6 @@ positive number); 3 incomplete (stopped by a signal, or a family ran no example)
 with nothing found."""
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(
-            f"must be a finite number of seconds above 0, got {text!r}")
-    return value
-
-
-def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, got {text!r}")
-    return value
-
-
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     p = add_command(sub, NAME, HELP, DESCRIPTION)
     p.add_argument("--contract", required=True, choices=NAMES,
@@ -96,13 +74,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--input", choices=INPUTS, default="events",
                    help="what the adapter receives: the decoded event list (default) or the "
                         "raw SSE bytes of the turn")
-    p.add_argument("--budget", type=_seconds, metavar="S",
+    p.add_argument("--budget", type=seconds, metavar="S",
                    help=f"seconds for the whole run, shrinking included (default "
                         f"{DEFAULT_BUDGET_S:g} unless --max-examples is given)")
-    p.add_argument("--max-examples", type=_count, metavar="N",
+    p.add_argument("--max-examples", type=count, metavar="N",
                    help="examples per family instead of a time budget (with --budget too: "
                         "whichever ends first)")
-    p.add_argument("--adapter-timeout", type=_seconds, default=DEFAULT_TIMEOUT_S, metavar="S",
+    p.add_argument("--adapter-timeout", type=seconds, default=DEFAULT_TIMEOUT_S, metavar="S",
                    help=f"seconds one adapter call may take (default {DEFAULT_TIMEOUT_S:g}); "
                         "a call that takes longer is stopped and is a finding")
     p.add_argument("--strict", action="store_true",
@@ -123,6 +101,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    require_harness("hypothesis")
     from hypothesis import configuration
 
     # hypothesis keeps the home directory in a module global with no getter; restore
@@ -154,11 +133,11 @@ def _run(args: argparse.Namespace) -> int:
     budget = args.budget
     if budget is None and args.max_examples is None:
         budget = DEFAULT_BUDGET_S
-    count = {"n": 0}
+    shown = {"n": 0}
 
     def show(finding: Finding) -> None:
-        count["n"] += 1
-        _write(sys.stderr if args.json else sys.stdout, finding.text(count["n"]) + "\n")
+        shown["n"] += 1
+        _write(sys.stderr if args.json else sys.stdout, finding.text(shown["n"]) + "\n")
 
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:

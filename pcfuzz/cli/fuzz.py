@@ -7,7 +7,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pcfuzz.cli.common import add_command, layout_of
+from pcfuzz.cli.common import (
+    add_command,
+    jobs,
+    layout_of,
+    megabytes,
+    require_harness,
+    seconds,
+    whole_seconds,
+)
 from pcfuzz.engine.libfuzzer import Campaign, save_last_run
 from pcfuzz.engine.targets import resolve
 from pcfuzz.errors import EXIT_CLEAN, EXIT_FINDING, EXIT_INCOMPLETE
@@ -26,11 +34,14 @@ failed or took the whole time)."""
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     p = add_command(sub, NAME, HELP, DESCRIPTION)
     p.add_argument("target", help="target name (see pcfuzz list)")
-    p.add_argument("--time", type=float, default=60, help="seconds (default 60)")
-    p.add_argument("--jobs", type=int, default=1, help="libFuzzer -fork=N when N > 1")
-    p.add_argument("--timeout", type=int,
+    p.add_argument("--time", type=seconds, default=60.0, metavar="S",
+                   help="seconds (default 60)")
+    p.add_argument("--jobs", type=jobs, default=1, metavar="N",
+                   help="libFuzzer -fork=N when N > 1")
+    p.add_argument("--timeout", type=whole_seconds, metavar="S",
                    help="per-input timeout in seconds (default: options or 10)")
-    p.add_argument("--rss-limit-mb", type=int, help="RSS limit (default: options or 2048)")
+    p.add_argument("--rss-limit-mb", type=megabytes, metavar="MB",
+                   help="RSS limit (default: options or 2048)")
     p.add_argument("--artifacts",
                    help="artifact directory (default: <work dir>/<fuzzer>/artifacts)")
     p.add_argument("--keep-going", action="store_true",
@@ -39,6 +50,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    require_harness("atheris")
     layout = layout_of(args)
     target = resolve(layout, args.target)
     artifacts = Path(args.artifacts).resolve() if args.artifacts else target.artifacts

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from pcfuzz.cli.common import add_command, layout_of, targets_named
+from pcfuzz.cli.common import add_command, layout_of, require_harness, targets_named
 from pcfuzz.engine.corpus import minimize_corpus
 from pcfuzz.errors import EXIT_CLEAN, EXIT_FINDING, UsageError
 
@@ -29,6 +29,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    require_harness("atheris")
     layout = layout_of(args)
     if args.seeds and layout.installed:
         raise UsageError("--seeds rewrites the seed corpus, which is read-only in an "

@@ -7,10 +7,12 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from pcfuzz.cli.common import add_command, layout_of
+from pcfuzz.cli.common import add_command, jobs, layout_of, require_harness, seconds
+from pcfuzz.errors import UsageError
 from pcfuzz.nightly.adapters import AdapterSpec, parse_adapter, read_config
 from pcfuzz.nightly.pipeline import NightlyOptions, run_nightly
 from pcfuzz.nightly.plan import default_jobs
+from pcfuzz.nightly.shard import Shard, parse_shard
 
 NAME = "nightly"
 HELP = "every target, the property suite, minimization, report"
@@ -33,10 +35,18 @@ incomplete (a target executed nothing, tests were not collected or not run, a
 phase did less than planned): summary.md opens with the reasons."""
 
 
+def _shard(text: str) -> Shard:
+    try:
+        return parse_shard(text)
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     p = add_command(sub, NAME, HELP, DESCRIPTION)
-    p.add_argument("--budget", type=float, default=600, help="total seconds (default 600)")
-    p.add_argument("--jobs", type=int, default=default_jobs(),
+    p.add_argument("--budget", type=seconds, default=600.0, metavar="S",
+                   help="total seconds (default 600)")
+    p.add_argument("--jobs", type=jobs, default=default_jobs(), metavar="N",
                    help="slots: processes run side by side (fuzz targets, the property "
                    f"suite, mutants, minimization; default: the CPUs, here {default_jobs()})")
     p.add_argument("--report", default="reports/latest", help="report directory")
@@ -44,11 +54,19 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    help="property suite: every property test, examples sized from its "
                    "measured cost up to the nightly profile's count (auto = full); quick "
                    "caps them at 20; off skips the suite")
-    p.add_argument("--property-budget", type=float,
+    p.add_argument("--property-budget", type=seconds, metavar="S",
                    help="seconds for the property suite (default: 30%% of the budget)")
     p.add_argument("--property-tests", nargs="*",
                    help="pytest paths (default: a checkout's tests/; installed: none, off)")
-    p.add_argument("--hypothesis-db", help="example database directory (CI caches it)")
+    p.add_argument("--hypothesis-db", help="the local example database directory (CI caches "
+                   "it; default .hypothesis/nightly-db in a checkout, .pcfuzz/hypothesis-db "
+                   "installed)")
+    p.add_argument("--database", metavar="URL",
+                   help="the example database every property test uses: a path, or "
+                   "redis://host:port/db shared by every runner (needs the scale extra; "
+                   "multiplexed with the local one)")
+    p.add_argument("--database-readonly", action="store_true",
+                   help="replay what the database holds, write nothing to it (pull requests)")
     p.add_argument("--no-minimize", action="store_true",
                    help="skip the corpus minimization phase (its share goes to fuzzing)")
     p.add_argument("--target", action="append", help="only these targets (repeatable)")
@@ -65,6 +83,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    "./pcfuzz.toml [nightly] or ./pyproject.toml [tool.pcfuzz.nightly])")
     p.add_argument("--config", metavar="FILE",
                    help="read the adapters from this pcfuzz.toml or pyproject.toml")
+    p.add_argument("--shard", metavar="I/N", type=_shard,
+                   help="run shard I of N: the targets, property tests and mutants whose "
+                   "name hashes to it (join the shards' reports with pcfuzz report merge)")
     return p
 
 
@@ -81,6 +102,7 @@ def _adapters(args: argparse.Namespace) -> list[AdapterSpec]:
 
 
 def run(args: argparse.Namespace) -> int:
+    require_harness("atheris", "hypothesis", "pytest")
     opts = NightlyOptions(
         budget_s=args.budget,
         jobs=args.jobs,
@@ -89,6 +111,8 @@ def run(args: argparse.Namespace) -> int:
         property_budget_s=args.property_budget,
         property_tests=args.property_tests or [],
         hypothesis_db=args.hypothesis_db,
+        database=args.database,
+        database_readonly=args.database_readonly,
         minimize=not args.no_minimize,
         targets=args.target or [],
         coverage=not args.no_coverage,
@@ -96,5 +120,6 @@ def run(args: argparse.Namespace) -> int:
         history=Path(args.history).resolve() if args.history else None,
         adapters=_adapters(args),
         adapter_root=Path.cwd(),
+        shard=args.shard,
     )
     return run_nightly(layout_of(args), opts)

@@ -4,15 +4,15 @@ regression store."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from pcfuzz.cli.common import add_command, layout_of
+from pcfuzz import files
+from pcfuzz.cli.common import add_command, layout_of, require_harness, seconds
 from pcfuzz.engine.libfuzzer import minimize_crash
-from pcfuzz.engine.property_regressions import FORMAT, promote
+from pcfuzz.engine.property_regressions import DoesNotReproduce, promote
 from pcfuzz.engine.regressions import write_entry
 from pcfuzz.engine.targets import Layout, resolve
 from pcfuzz.engine.triage import fingerprint_of, replay
@@ -28,10 +28,13 @@ as a known failure (strict xfail).
 
 A property-failure document written by the nightly (property-failures/*.json
 in its report) is replayed against the contracts and stored for
-tests/test_property_regressions.py instead; it needs no --target.
+tests/test_property_regressions.py instead; it needs no --target. Such a
+document is data: each call names a contract entry point of pcfuzz's own
+table (openai_chat.parse_events, strict_json.loads, ...); a document naming
+anything else, or malformed, is refused before any of it runs.
 
 Exit status: 0 stored; 1 the input does not fail (nothing to promote); 2 usage
-error."""
+error (a missing or refused file, a malformed document)."""
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -44,30 +47,29 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    help="known open bug: pytest replays it as strict xfail")
     p.add_argument("--no-minimize", action="store_true",
                    help="store the input as it is, unminimized")
-    p.add_argument("--minimize-time", type=float, default=20,
+    p.add_argument("--minimize-time", type=seconds, default=20.0, metavar="S",
                    help="seconds to minimize it (default 20)")
     return p
 
 
 def run(args: argparse.Namespace) -> int:
     layout = layout_of(args)
-    artifact = Path(args.artifact).resolve()
-    if not artifact.is_file():
-        raise UsageError(f"no such input file: {args.artifact} (resolved to {artifact})")
-    if _is_property_failure(artifact):
+    artifact = files.regular_file(args.artifact, "input file")
+    data = files.read_bytes(artifact, limit=files.MAX_INPUT_BYTES, what="input file")
+    if _is_property_failure(artifact, data):
         return _promote_property_failure(layout, artifact, args)
+    require_harness("atheris")
     if not args.target:
         raise UsageError("pass --target NAME for a fuzz input (only a property-failure "
                          "document names its own test)")
     target = resolve(layout, args.target)
     (outcome,) = replay(target, [artifact])
     if outcome.crash is None:
-        print(f"pcfuzz promote: {artifact} does not crash {target.name}; nothing to promote",
-              file=sys.stderr)
+        print(f"pcfuzz promote: {files.shown(artifact)} does not crash {target.name}; "
+              "nothing to promote", file=sys.stderr)
         return EXIT_FINDING
     root = layout.project_root
     fp, top = fingerprint_of(outcome.crash, root)
-    data = artifact.read_bytes()
     if not args.no_minimize and outcome.crash.kind == "crash" and len(data) > 1:
         with tempfile.TemporaryDirectory(prefix="pcfuzz-promote-") as tmp:
 
@@ -87,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         exception=outcome.crash.exception,
         message=outcome.crash.message,
         frames=top,
-        source=artifact.name,
+        source=files.shown(artifact.name),
         expect="crash" if args.expect_crash else "pass",
     )
     print(f"promoted {fp} ({len(data)} bytes) -> {entry.path}")
@@ -97,24 +99,33 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
-def _is_property_failure(path: Path) -> bool:
-    if path.suffix != ".json":
+#: The format of a property-failure document, every version of it (one of an older
+#: version is refused with a message rather than taken for a crash input).
+_DOCUMENT_FORMAT = "pcfuzz-property-regression/"
+
+
+def _is_property_failure(path: Path, data: bytes) -> bool:
+    """A ``.json`` file naming a property-regression format that is not a JSON value
+    of another kind; it is then read and checked as one (a malformed one is a usage
+    error with the reason, not a fuzz input)."""
+    if path.suffix != ".json" or _DOCUMENT_FORMAT.encode() not in data:
         return False
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError):
-        return False
-    return isinstance(doc, dict) and doc.get("format") == FORMAT
+        doc = files.parse_json(data.decode("utf-8"), source=files.shown(path))
+    except (UsageError, UnicodeDecodeError):
+        return True  # load() says what is wrong with it
+    fmt = doc.get("format") if isinstance(doc, dict) else None
+    return isinstance(fmt, str) and fmt.startswith(_DOCUMENT_FORMAT)
 
 
 def _promote_property_failure(layout: Layout, path: Path, args: argparse.Namespace) -> int:
     try:
         out, what = promote(path, layout.regressions_dir,
                             expect="crash" if args.expect_crash else "pass")
-    except ValueError as exc:
+    except DoesNotReproduce as exc:
         print(f"pcfuzz promote: {exc}", file=sys.stderr)
         return EXIT_FINDING
-    print(f"promoted property failure {path.stem} -> {out}")
+    print(f"promoted property failure {files.shown(path.stem)} -> {out}")
     print(f"  replay: {what}")
     print("  pytest tests/test_property_regressions.py now replays it"
           + (" as a known failure (strict xfail)" if args.expect_crash else " (red until fixed)"))

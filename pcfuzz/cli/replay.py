@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from pcfuzz.cli.common import add_command, layout_of, targets_named
+from pcfuzz import files
+from pcfuzz.cli.common import add_command, layout_of, require_harness, targets_named
 from pcfuzz.engine.regressions import entries, input_files, mark_fixed
 from pcfuzz.engine.triage import fingerprint_of, replay
 from pcfuzz.errors import EXIT_CLEAN, EXIT_FINDING
@@ -16,7 +17,8 @@ DESCRIPTION = """\
 Replay every input of the seed and working corpora and every stored regression
 through its target, without fuzzing. A corpus input that crashes, a regression
 that still fails, or a known failure that now passes (without --update) is a
-finding.
+finding. A regression whose sidecar cannot be read is named and replayed as
+one without a sidecar (expect pass).
 
 Exit status: 0 nothing failed; 1 a finding; 2 usage error."""
 
@@ -30,6 +32,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    require_harness("atheris")
     layout = layout_of(args)
     status = EXIT_CLEAN
     for t in targets_named(layout, args.target):
@@ -47,7 +50,9 @@ def run(args: argparse.Namespace) -> int:
                       f"{o.crash.message[:80]}")
             status = EXIT_FINDING
         for entry, o in zip(regs, reg_out, strict=True):
-            name = entry.path.name
+            name = files.shown(entry.path.name)
+            if entry.problem is not None:
+                print(f"  bad sidecar    {name}: {entry.problem} (replayed as expect pass)")
             if o.crash is None:
                 if entry.expect == "crash":
                     if args.update:

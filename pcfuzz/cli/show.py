@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
-from pcfuzz.cli.common import add_command, infer_target, layout_of
+from pcfuzz import files
+from pcfuzz.cli.common import add_command, infer_target, layout_of, require_harness
 from pcfuzz.engine.show import render, render_json, show_input
 from pcfuzz.engine.targets import resolve
 from pcfuzz.errors import EXIT_CLEAN, EXIT_FINDING, UsageError
@@ -32,14 +32,15 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
+    require_harness("atheris")
     layout = layout_of(args)
-    path = Path(args.input).resolve()
-    if not path.is_file():
-        raise UsageError(f"no such input file: {args.input} (resolved to {path})")
+    path = files.regular_file(args.input, "input file")
     target = resolve(layout, args.target) if args.target else infer_target(layout, path)
     if target is None:
-        raise UsageError(f"cannot tell the target of {path} from its path; pass --target")
-    calls, outcome = show_input(target.path, path.read_bytes())
-    print(f"# {target.name}: {path} ({path.stat().st_size} bytes)")
+        raise UsageError(f"cannot tell the target of {files.shown(path)} from its path; "
+                         "pass --target")
+    data = files.read_bytes(path, limit=files.MAX_INPUT_BYTES, what="input file")
+    calls, outcome = show_input(target.path, data)
+    print(f"# {target.name}: {files.shown(path)} ({len(data)} bytes)")
     sys.stdout.write(render_json(calls, outcome) if args.json else render(calls, outcome))
     return EXIT_FINDING if outcome != "pass" else EXIT_CLEAN

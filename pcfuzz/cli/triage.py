@@ -7,7 +7,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pcfuzz.cli.common import add_command, infer_target, layout_of, print_table
+from pcfuzz import files
+from pcfuzz.cli.common import (
+    add_command,
+    infer_target,
+    layout_of,
+    print_table,
+    require_harness,
+    seconds,
+)
 from pcfuzz.engine.regressions import input_files, known_fingerprints
 from pcfuzz.engine.targets import resolve
 from pcfuzz.engine.triage import triage
@@ -33,22 +41,20 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--out", help="where minimized inputs go (default DIR/minimized)")
     p.add_argument("--no-minimize", action="store_true",
                    help="group only; do not minimize each crash")
-    p.add_argument("--minimize-time", type=float, default=20,
+    p.add_argument("--minimize-time", type=seconds, default=20.0, metavar="S",
                    help="seconds to minimize each crash (default 20)")
     return p
 
 
 def run(args: argparse.Namespace) -> int:
+    require_harness("atheris")
     layout = layout_of(args)
-    directory = Path(args.dir).resolve()  # replay runs in the fuzz dir: no relative paths
-    if not directory.is_dir():
-        what = "a file, not a directory" if directory.is_file() else "nothing there"
-        raise UsageError(f"no such directory: {args.dir} ({what}; resolved to {directory}); "
-                         "pass the directory of crash artifacts")
+    # absolute: replay runs in the fuzz dir, where relative paths name other files
+    directory = files.directory(args.dir, "directory")
     target = resolve(layout, args.target) if args.target else infer_target(layout, directory)
     if target is None:
-        raise UsageError(f"cannot tell the target from the path {args.dir} (no fuzz_<name> "
-                         "folder in it); pass --target")
+        raise UsageError(f"cannot tell the target from the path {files.shown(args.dir)} (no "
+                         "fuzz_<name> folder in it); pass --target")
     artifacts = [p for p in input_files(directory) if p.name != "triage.json"]
     if not artifacts:
         print(f"no crash artifacts in {directory}")

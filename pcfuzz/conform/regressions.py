@@ -14,7 +14,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from pcfuzz import files
 from pcfuzz.conform.report import Finding
+from pcfuzz.errors import UsageError
 
 __all__ = ["REGRESSION_FORMAT", "regression_scenarios", "save_regression"]
 
@@ -42,8 +44,11 @@ def save_regression(root: Path, scenario: Any, finding: Finding) -> Path:
 
 
 def regression_scenarios(root: Path | None, contract: str) -> Iterator[tuple[Path, Any]]:
-    """Saved scenarios of ``contract``, oldest name first (unreadable files skipped)."""
-    from pcfuzz.strategies.conformance import Scenario
+    """Saved scenarios of ``contract``, oldest name first. A saved scenario is data
+    only (events, calls, expectations: nothing in it names code); a file that is not
+    one is skipped, and one of this format that is malformed is a usage error naming
+    the file (it would otherwise be a regression silently lost)."""
+    from pcfuzz.strategies.conformance import EXPECTATIONS, Scenario
 
     if root is None:
         return
@@ -52,11 +57,20 @@ def regression_scenarios(root: Path | None, contract: str) -> Iterator[tuple[Pat
         return
     for path in sorted(directory.glob("*.json")):
         try:
-            data = json.loads(path.read_text(encoding="utf-8", errors="surrogatepass"))
-            if isinstance(data, dict) and data.get("format") == REGRESSION_FORMAT:
-                scenario = Scenario.from_json(data)
-            else:
-                continue
-        except (OSError, ValueError, KeyError, TypeError):
+            data = files.read_json(path, what="conform regression")
+        except UsageError:
+            continue  # not JSON, not a regular file: not a saved scenario
+        if not isinstance(data, dict) or data.get("format") != REGRESSION_FORMAT:
             continue
-        yield path, scenario
+        expected = (*EXPECTATIONS, None)
+        if not (all(isinstance(data.get(k), str) for k in ("family", "mutation", "label"))
+                and data.get("contract") == contract
+                and isinstance(data.get("events"), list)
+                and isinstance(data.get("calls"), list)
+                and all(isinstance(c, dict) for c in data["calls"])
+                and data.get("expect") in expected and data.get("strict_expect") in expected):
+            raise UsageError(f"saved scenario {files.shown(path)} is malformed: it needs "
+                             f"contract {contract!r}, family, mutation and label (strings), "
+                             "events and calls (lists) and known expectations; fix or "
+                             "delete it")
+        yield path, Scenario.from_json(data)

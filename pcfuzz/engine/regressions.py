@@ -19,11 +19,15 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import os
 import platform
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+from pcfuzz import files
+from pcfuzz.errors import UsageError
 
 __all__ = [
     "FORMAT",
@@ -36,6 +40,8 @@ __all__ = [
 
 FORMAT = "pcfuzz-regression/1"
 SIDECAR_SUFFIX = ".meta.json"
+#: The largest sidecar read back (one is a few hundred bytes).
+SIDECAR_MAX_BYTES = 1024 * 1024
 
 
 def _is_input(path: Path) -> bool:
@@ -57,10 +63,13 @@ def input_files(directory: Path) -> list[Path]:
 
 @dataclass(frozen=True)
 class RegressionEntry:
-    """One regression input and its sidecar (``meta`` is empty if there is none)."""
+    """One regression input and its sidecar (``meta`` is empty if there is none, or
+    if it cannot be read: then ``problem`` says why, and the entry is replayed as a
+    hand-written input is, ``expect: pass``)."""
 
     path: Path
     meta: dict[str, Any]
+    problem: str | None = None
 
     @property
     def sidecar(self) -> Path:
@@ -82,16 +91,26 @@ def sidecar_path(input_path: Path) -> Path:
 
 
 def entries(directory: Path) -> list[RegressionEntry]:
-    """The regression entries of one target directory."""
+    """The regression entries of one target directory. A sidecar that cannot be read
+    (not JSON, not an object, too deep, not a regular file) never stops the others:
+    its entry carries the ``problem`` and expects what an input without a sidecar
+    expects, ``pass`` (a crash fails the run: failing closed)."""
     out = []
     for path in input_files(directory):
         sidecar = sidecar_path(path)
         meta: dict[str, Any] = {}
-        if sidecar.is_file():
-            loaded = json.loads(sidecar.read_text(encoding="utf-8"))
-            if isinstance(loaded, dict):
-                meta = loaded
-        out.append(RegressionEntry(path, meta))
+        problem = None
+        if os.path.lexists(sidecar):
+            try:
+                loaded = files.read_json(sidecar, limit=SIDECAR_MAX_BYTES, what="sidecar")
+            except UsageError as exc:
+                problem = str(exc)
+            else:
+                if isinstance(loaded, dict):
+                    meta = loaded
+                else:
+                    problem = f"sidecar {files.shown(sidecar)} is not a JSON object"
+        out.append(RegressionEntry(path, meta, problem))
     return out
 
 

@@ -1,8 +1,10 @@
 """Replay inputs through one fuzz target, in a process of its own (run as a script).
 
-    python pcfuzz/engine/replay.py TARGET_FILE TIMEOUT_S < list-of-input-paths
+    python pcfuzz/engine/replay.py TARGET_FILE TIMEOUT_S < NUL-separated-input-paths
 
-Imports the target (no fuzzing), then calls ``TestOneInput`` on each input. For each
+Imports the target (no fuzzing), then calls ``TestOneInput`` on each input; the paths
+come on standard input as the file system's bytes, each ended by a NUL byte (so that
+any name, not UTF-8 or holding a newline, arrives as it is). For each
 input it prints, on stdout, a line ``PCFUZZ-REPLAY {json}``: first ``{"start": path}``,
 then ``{"input": path, "outcome": "pass"}`` or ``{"input": path, "outcome": "crash",
 "exception": ..., "message": ..., "frames": [[file, line, function], ...]}`` (innermost
@@ -53,10 +55,10 @@ def main(argv: list[str]) -> int:
     test_one_input = module.TestOneInput
     faulthandler.enable()  # a fatal error (segfault, abort) dumps the stack too
     me = str(Path(__file__).resolve())
-    for raw in sys.stdin:
-        path = raw.rstrip("\n")
-        if not path:
+    for raw in sys.stdin.buffer.read().split(b"\0"):
+        if not raw:
             continue
+        path = os.fsdecode(raw)
         data = Path(path).read_bytes()
         _emit({"start": path})
         faulthandler.dump_traceback_later(timeout_s, exit=True)

@@ -25,9 +25,12 @@ from pathlib import Path
 from pcfuzz._data import checkout_root
 from pcfuzz._data import fuzz_dir as shipped_fuzz_dir
 from pcfuzz.errors import UsageError
+from pcfuzz.files import MAX_INPUT_BYTES, read_bytes, shown
+from pcfuzz.fuzz.harness import INSTRUMENT_CACHE_VARIABLE
 
 __all__ = [
     "INSTALLED_REGRESSIONS_DIR",
+    "INSTRUMENT_CACHE_VARIABLE",
     "INSTALLED_WORK_DIR",
     "Layout",
     "LayoutError",
@@ -92,7 +95,7 @@ class Layout:
         directory inside the installed package is a :class:`LayoutError`.
         """
         shipped = shipped_fuzz_dir()
-        fdir = Path(fuzz_dir or os.environ.get("PCFUZZ_FUZZ_DIR") or shipped).resolve()
+        fdir = _resolved(fuzz_dir or os.environ.get("PCFUZZ_FUZZ_DIR") or shipped, "fuzz")
         installed = fdir == shipped and checkout_root() is None
         if installed:
             default_work = Path.cwd() / INSTALLED_WORK_DIR
@@ -100,10 +103,10 @@ class Layout:
         else:
             default_work = fdir / ".work"
             default_regressions = fdir.parent / "tests" / "regressions"
-        rdir = Path(
-            regressions_dir or os.environ.get("PCFUZZ_REGRESSIONS_DIR") or default_regressions
-        ).resolve()
-        wdir = Path(work_dir or os.environ.get("PCFUZZ_WORK_DIR") or default_work).resolve()
+        rdir = _resolved(
+            regressions_dir or os.environ.get("PCFUZZ_REGRESSIONS_DIR") or default_regressions,
+            "regressions")
+        wdir = _resolved(work_dir or os.environ.get("PCFUZZ_WORK_DIR") or default_work, "work")
         if installed:
             package = shipped.parent
             for what, path in (("work", wdir), ("regression", rdir)):
@@ -114,6 +117,16 @@ class Layout:
                         f"--{'work-dir' if what == 'work' else 'regressions-dir'}"
                     )
         return cls(fuzz_dir=fdir, regressions_dir=rdir, work_dir=wdir, installed=installed)
+
+
+def _resolved(path: str | Path, what: str) -> Path:
+    """``path`` absolute; a symlink loop or an unusable name is a :class:`LayoutError`
+    naming the option (``--<what>-dir``)."""
+    try:
+        return Path(path).resolve()
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise LayoutError(f"cannot use {shown(path)} as the {what} directory "
+                          f"(--{what}-dir): {exc}") from exc
 
 
 @dataclass(frozen=True)
@@ -253,7 +266,10 @@ def corpus_stats(*dirs: Path) -> tuple[int, int]:
         for path in directory.iterdir():
             if not path.is_file() or path.name.startswith("."):
                 continue
-            data = path.read_bytes()
+            try:
+                data = read_bytes(path, limit=MAX_INPUT_BYTES, what="corpus input")
+            except UsageError:
+                continue  # not a regular file after all, or too large: not an input
             digest = hashlib.sha1(data, usedforsecurity=False).hexdigest()
             if digest not in seen:
                 seen.add(digest)
@@ -269,7 +285,10 @@ def subprocess_env(layout: Layout, extra: dict[str, str] | None = None) -> dict[
     ``PATH``; the project root goes on ``PYTHONPATH`` so a target run as a script
     imports the code under test (not for the installed targets: ``pcfuzz`` is
     importable, and its folders must not become top-level names); a fixed hash seed
-    keeps coverage counts comparable between runs (corpus minimization compares them).
+    keeps coverage counts comparable between runs (corpus minimization compares them);
+    the targets' instrumented modules are cached in ``instrumented/`` of the work
+    directory (``fuzz/harness/instrument.py``) unless the caller's environment names
+    another place.
     """
     env = dict(os.environ)
     bindir = str(Path(sys.executable).parent)
@@ -279,6 +298,8 @@ def subprocess_env(layout: Layout, extra: dict[str, str] | None = None) -> dict[
         env["PYTHONPATH"] = os.pathsep.join(p for p in [root, env.get("PYTHONPATH", "")] if p)
     env.setdefault("PYTHONHASHSEED", "0")
     env["PYTHONUNBUFFERED"] = "1"
+    # Patched (instrumented) modules kept between starts, beside the corpora.
+    env.setdefault(INSTRUMENT_CACHE_VARIABLE, str(layout.work_dir / "instrumented"))
     if extra:
         env.update(extra)
     return env

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import subprocess
 import sys
@@ -242,18 +243,20 @@ def replay(
     results: dict[Path, Crash | None] = {}
     pending = list(inputs)
     while pending:
-        feed = "".join(f"{p}\n" for p in pending)
-        proc = subprocess.run(
+        # the file system's bytes, NUL-ended: any name arrives as it is (replay.py)
+        feed = b"".join(os.fsencode(p) + b"\0" for p in pending)
+        ran = subprocess.run(
             [sys.executable, str(_HELPER), str(target.path), str(per_input)],
             input=feed,
             capture_output=True,
-            text=True,
-            errors="replace",
             env=env,
             cwd=target.layout.fuzz_dir,
             timeout=per_input * len(pending) + 120,
             check=False,
         )
+        proc = subprocess.CompletedProcess(
+            ran.args, ran.returncode, ran.stdout.decode("utf-8", "replace"),
+            ran.stderr.decode("utf-8", "replace"))
         started: Path | None = None
         for line in proc.stdout.splitlines():
             if not line.startswith(_MARK):

@@ -8,8 +8,10 @@ import json
 import time
 from typing import IO, Any
 
+from pcfuzz import files
 from pcfuzz.engine.corpus import minimize_corpus
 from pcfuzz.engine.targets import Target, corpus_stats
+from pcfuzz.errors import UsageError
 from pcfuzz.nightly.fuzzing import minimize_not_run
 
 #: Per target, what its last minimization cost and which corpus it left.
@@ -41,8 +43,8 @@ def _corpus_digest(target: Target) -> str:
 
 def _minimize_state(target: Target) -> dict[str, Any]:
     try:
-        loaded = json.loads((target.work / MINIMIZE_STATE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        loaded = files.read_json(target.work / MINIMIZE_STATE, what="minimize state")
+    except UsageError:
         return {}
     return loaded if isinstance(loaded, dict) else {}
 

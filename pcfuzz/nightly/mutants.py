@@ -37,7 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -234,8 +234,10 @@ def run_mutants(
     stream: IO[str] | None = None,
     env: dict[str, str] | None = None,
     timeout_s: float = PER_MUTANT_TIMEOUT_S,
+    keep: Callable[[Mutant], bool] | None = None,
 ) -> dict[str, Any]:
     """Run a seeded sample of mutants until ``budget_s``; the summary.json entry.
+    ``keep``: only the mutants of the sample it accepts run (a shard's part).
     Progress goes to ``stream`` (default: the standard error of the moment)."""
     from pcfuzz._data import checkout_root
 
@@ -261,6 +263,8 @@ def run_mutants(
                                   for w in wanted))
             and (wanted or not is_equivalent(m))]
     chosen = random.Random(SEED).sample(pool, min(sample, len(pool)))
+    if keep is not None:
+        chosen = [m for m in chosen if keep(m)]
     stream.write(f"[mutants] {len(chosen)} of {len(every)} mutants, budget {budget_s:.0f}s\n")
     run_env = dict(env or os.environ)
     run_env.update({"HYPOTHESIS_PROFILE": "dev", "PYTHONDONTWRITEBYTECODE": "1"})

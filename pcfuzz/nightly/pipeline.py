@@ -207,9 +207,17 @@ def run_nightly(layout: Layout, opts: NightlyOptions, stream: IO[str] | None = N
     report.mkdir(parents=True, exist_ok=True)
     (report / "logs").mkdir(parents=True, exist_ok=True)
     targets = [resolve(layout, t) for t in opts.targets] if opts.targets else discover(layout)
+    shard = opts.shard
+    if shard is not None:
+        targets = [t for t in targets if shard.owns(t.fuzzer)]
+        out.write(f"pcfuzz nightly: shard {shard}: {len(targets)} target(s) "
+                  f"({', '.join(t.name for t in targets) or 'none'}) and the property "
+                  "tests whose node id hashes to it\n")
     if opts.adapters:
         # each adapter: a byte-level target beside the others, kit tests in the suite
-        targets += write_targets(opts.adapters, layout, opts.adapter_root)
+        # (a shard fuzzes the adapter targets whose name hashes to it, like any other)
+        targets += [t for t in write_targets(opts.adapters, layout, opts.adapter_root)
+                    if shard is None or shard.owns(t.fuzzer)]
         opts.adapter_tests = [str(write_kit_tests(opts.adapters, layout, opts.adapter_root))]
         out.write(f"pcfuzz nightly: {len(opts.adapters)} adapter(s): "
                   + ", ".join(a.declared() for a in opts.adapters) + "\n")
@@ -237,13 +245,17 @@ def run_nightly(layout: Layout, opts: NightlyOptions, stream: IO[str] | None = N
             return result
         stage.fixed.append(("properties", plan.properties_s, properties))
     sample = max(2, int(plan.mutants_s / max(1.0, costs.mutant()))) if plan.mutants_s else 0
+    # a shard runs its part of the sample every shard draws alike
+    keep = None if shard is None else (
+        lambda m: shard.owns(f"{m.file}:{m.line}:{m.operator}"))
     if plan.mutants_s:
         def mutants_task() -> Any:
             from pcfuzz.nightly.mutants import run_mutants
 
             began = time.monotonic()
-            result = run_mutants(budget_s=max(0.0, plan.mutants_s - 2.0), sample=sample,
-                                 stream=out, env=subprocess_env(layout))
+            result = run_mutants(budget_s=max(0.0, plan.mutants_s - 2.0),
+                                 sample=sample * (shard.count if shard else 1), stream=out,
+                                 env=subprocess_env(layout), keep=keep)
             used["mutants"] = time.monotonic() - began
             result["duration_s"] = round(used["mutants"], 1)
             result["planned_sample"] = len(result.get("mutants") or []) or sample
@@ -324,6 +336,7 @@ def run_nightly(layout: Layout, opts: NightlyOptions, stream: IO[str] | None = N
         "incomplete_reasons": [],
         "exit_status": 0,
         "new_crashes": new_crashes,
+        "shard": None if shard is None else {"index": shard.index, "count": shard.count},
         "plan": {"shortfalls": plan.shortfalls, "min_examples": plan.min_examples,
                  "stage1_s": round(plan.stage1_s, 1), "stage2_s": round(plan.stage2_s, 1),
                  "fuzz_core_s": round(plan.fuzz_core_s, 1)},

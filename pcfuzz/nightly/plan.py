@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from pcfuzz.nightly.adapters import KIT_TEST_S, AdapterSpec
+from pcfuzz.nightly.shard import Shard
 
 __all__ = [
     "Costs",
@@ -91,6 +92,10 @@ class NightlyOptions:
     property_budget_s: float | None = None
     property_tests: list[str] = field(default_factory=list)
     hypothesis_db: str | None = None
+    #: the example database every property test uses (a path or redis://...; None:
+    #: the local ``hypothesis_db``), and whether the run may not write to it
+    database: str | None = None
+    database_readonly: bool = False
     minimize: bool = True
     targets: list[str] = field(default_factory=list)
     #: line/branch coverage of contracts/ and the transition replay (needs coverage.py)
@@ -108,6 +113,8 @@ class NightlyOptions:
     adapter_root: Path = field(default_factory=Path.cwd)
     #: the kit's test file written for the adapters (set by the pipeline)
     adapter_tests: list[str] = field(default_factory=list)
+    #: this runner's part of a sharded night (``--shard I/N``); ``None``: everything
+    shard: Shard | None = None
 
     def mutants_on(self) -> bool:
         return self.budget_s >= MUTANTS_MIN_BUDGET_S if self.mutants is None else self.mutants

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from pcfuzz._data import checkout_root
+from pcfuzz.database import describe, lost
 from pcfuzz.engine.targets import Layout, subprocess_env
 from pcfuzz.nightly.plan import NightlyOptions
 from pcfuzz.nightly.report import rel, tail
@@ -118,6 +119,8 @@ def run_properties(
         else Path.cwd() / INSTALLED_HYPOTHESIS_DB
     )
     tests = property_tests(opts)
+    lost_marker = opts.report_dir / "logs" / "database-lost.json"
+    lost_marker.unlink(missing_ok=True)
     info: dict[str, Any] = {
         "mode": mode,
         "profile": "nightly",
@@ -125,7 +128,9 @@ def run_properties(
         "selected": None,
         "collect_s": None,
         "min_examples": min_examples,
-        "database": db if not Path(db).is_absolute() else rel(Path(db), base),
+        "database": describe(opts.database) if opts.database
+        else db if not Path(db).is_absolute() else rel(Path(db), base),
+        "database_readonly": opts.database_readonly,
         "budget_s": round(budget, 1),
         "duration_s": 0.0,
         "exit_code": None,
@@ -180,6 +185,13 @@ def run_properties(
         },
     )
     env.pop("PYTHONHASHSEED", None)
+    if opts.database or opts.database_readonly:
+        env["PCFUZZ_DATABASE_URL"] = opts.database or db
+        env["PCFUZZ_DATABASE_LOST"] = str(lost_marker)
+        if opts.database_readonly:
+            env["PCFUZZ_DATABASE_READONLY"] = "1"
+    if opts.shard is not None:
+        env["PCFUZZ_SHARD"] = str(opts.shard)
     if mode == "quick":
         env["PCFUZZ_PROPERTY_MAX_EXAMPLES"] = str(QUICK_MAX_EXAMPLES)
     if coverage_data is not None:
@@ -210,6 +222,7 @@ def run_properties(
                 proc.wait()
     info["duration_s"] = round(time.monotonic() - started, 2)
     info["exit_code"] = proc.returncode
+    info["database_lost"] = lost(lost_marker)
     try:
         facts = json.loads(session.read_text(encoding="utf-8"))
     except (OSError, ValueError):

@@ -20,6 +20,12 @@ cost so that the whole suite fits the property share of the budget.
 - ``PCFUZZ_PROPERTY_HARD_DEADLINE`` (seconds since the epoch, later than the deadline):
   a test still starts until then, with the minimum of examples: a collection slower
   than planned does not leave tests unrun while the night still has time.
+- ``PCFUZZ_DATABASE_URL`` (a path or ``redis://...``), ``PCFUZZ_DATABASE_READONLY=1``,
+  ``PCFUZZ_DATABASE_LOST`` (a file): every hypothesis test uses that example database
+  (:mod:`pcfuzz.database`; a shared server is multiplexed with the local
+  ``PCFUZZ_HYPOTHESIS_DB``); a server that stops answering writes the file.
+- ``PCFUZZ_SHARD`` (``I/N``): only the tests whose node id hashes to shard I of N run
+  (``pcfuzz nightly --shard``).
 - ``PCFUZZ_PROPERTY_MAX_EXAMPLES`` (int): a lower ceiling (``--properties quick``).
 - ``PCFUZZ_PROPERTY_MIN_EXAMPLES`` (int): no test is planned fewer examples (the
   nightly sets 10 from a 600 s budget; its plan sized the share for it).
@@ -90,6 +96,19 @@ def _ceiling() -> int:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    url = os.environ.get("PCFUZZ_DATABASE_URL")
+    if url:
+        from pcfuzz.database import open_database
+        from pcfuzz.errors import UsageError
+
+        local = os.environ.get("PCFUZZ_HYPOTHESIS_DB") or ".hypothesis/nightly-db"
+        lost = os.environ.get("PCFUZZ_DATABASE_LOST")
+        try:
+            _state["database"] = open_database(
+                url, local=Path(local), readonly=os.environ.get("PCFUZZ_DATABASE_READONLY") == "1",
+                lost_marker=Path(lost) if lost else None)
+        except UsageError as exc:
+            raise pytest.UsageError(str(exc)) from None
     costs = os.environ.get("PCFUZZ_PROPERTY_COSTS")
     if costs and Path(costs).is_file():
         try:
@@ -122,9 +141,17 @@ def _is_property(item: pytest.Item) -> bool:
 def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
-    if os.environ.get("PCFUZZ_PROPERTIES_ONLY") == "1":
-        keep = [i for i in items if _is_property(i)]
-        dropped = [i for i in items if not _is_property(i)]
+    shard = None
+    if os.environ.get("PCFUZZ_SHARD"):
+        from pcfuzz.nightly.shard import parse_shard
+
+        shard = parse_shard(os.environ["PCFUZZ_SHARD"])
+    if os.environ.get("PCFUZZ_PROPERTIES_ONLY") == "1" or shard is not None:
+        keep = [i for i in items if (os.environ.get("PCFUZZ_PROPERTIES_ONLY") != "1"
+                                     or _is_property(i))
+                and (shard is None or shard.owns(i.nodeid))]
+        kept = set(map(id, keep))
+        dropped = [i for i in items if id(i) not in kept]
         if dropped:
             config.hook.pytest_deselected(items=dropped)
         items[:] = keep
@@ -184,9 +211,26 @@ def _apply_max_examples(item: pytest.Item, n: int) -> int:
     return max(1, n)
 
 
+def _apply_database(item: pytest.Item, db: Any) -> None:
+    """Make ``db`` this test's example database."""
+    from hypothesis import settings
+
+    obj = getattr(item, "obj", None)
+    cls = getattr(item, "cls", None)
+    if getattr(obj, "_hypothesis_state_machine_class", None) is not None and cls is not None:
+        cls.settings = settings(parent=cls.settings, database=db)
+        return
+    fn: Any = getattr(obj, "__func__", obj)
+    current = getattr(fn, "_hypothesis_internal_use_settings", None)
+    if current is not None:
+        fn._hypothesis_internal_use_settings = settings(parent=current, database=db)
+
+
 def pytest_runtest_setup(item: pytest.Item) -> None:
     record: dict[str, Any] = {"planned": None, "result": "skipped", "seconds": 0.0}
     _state["tests"][item.nodeid] = record
+    if _state.get("database") is not None and _is_property(item):
+        _apply_database(item, _state["database"])
     deadline = _state["deadline"]
     left = max(1, _state["left"])
     _state["left"] = left - 1

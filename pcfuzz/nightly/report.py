@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any
 from xml.sax.saxutils import escape
 
+from pcfuzz import files
 from pcfuzz.engine.libfuzzer import Sample
+from pcfuzz.errors import UsageError
 from pcfuzz.nightly.adapters import adapter_lines
 
 __all__ = ["SCHEMA_PATH", "append_history", "render_svg", "render_trend_svg", "write_junit", "write_markdown", "write_summary"]
@@ -62,16 +64,23 @@ def trend_point(summary: dict[str, Any]) -> dict[str, float | None]:
     }
 
 
+#: The largest history file read back (a night's line is a few kB).
+HISTORY_MAX_BYTES = 256 * 1024 * 1024
+
+
 def read_history(path: Path, last: int = 60) -> list[dict[str, Any]]:
+    """The last nights of a history file (data: each line one summary); a file that
+    cannot be read (missing, not a regular file, not UTF-8, too large) is no history,
+    a line that is not a JSON object is skipped."""
     out = []
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError:
+        text = files.read_text(path, limit=HISTORY_MAX_BYTES, what="history")
+    except UsageError:
         return []
     for line in text.splitlines()[-last:]:
         try:
-            loaded = json.loads(line)
-        except ValueError:
+            loaded = files.parse_json(line, source="history line")
+        except UsageError:
             continue
         if isinstance(loaded, dict):
             out.append(loaded)

@@ -46,6 +46,9 @@ def incomplete_reasons(summary: dict[str, Any], shortfalls: list[str]) -> list[s
 
 def _property_reasons(props: dict[str, Any]) -> list[str]:
     reasons = []
+    if props.get("database_lost"):
+        reasons.append(f"example database lost: {props['database_lost']} (what the run found "
+                       "is in the local database only)")
     code = props.get("exit_code")
     selected = props.get("selected")
     if code == 5 or (selected == 0 and not props.get("tests")):

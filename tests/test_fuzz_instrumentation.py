@@ -1,0 +1,149 @@
+"""The fuzz targets instrument the code under test and nothing else, and start light.
+
+Each target is imported in a fresh interpreter, as libFuzzer starts it, by
+``tests/_instrumentation_probe.py``, then run on its seed corpus:
+
+- no heavy module is imported at start-up (hypothesis and its JSON Schema plugin,
+  jsonschema, and what ``importlib.metadata`` drags in: email, zipfile, socket);
+- every module ``fuzz.harness.instrument`` patched is a module of ``pcfuzz.contracts``
+  and every function written in it runs patched code;
+- no function of any other module (standard library, strategies, harness, the target
+  itself) carries atheris's instrumentation;
+- every function of ``contracts/`` the seeds run is patched (a target whose list of
+  modules under test misses one it runs fails here);
+- the instrumentation cache gives the same code and the same counters as patching,
+  and libFuzzer sees the same coverage features from either.
+
+A planted target proves the checks can fail. No timing is asserted: start-up times
+are what ``pcfuzz bench --cases startup`` prints.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pcfuzz.engine.targets import Layout, Target, discover
+from pcfuzz.fuzz.harness import INSTRUMENT_CACHE_VARIABLE
+
+pytest.importorskip("atheris")
+
+LAYOUT = Layout.from_options()
+TARGETS = discover(LAYOUT)
+PROBE = Path(__file__).with_name("_instrumentation_probe.py")
+#: Top-level packages no target may import at start-up.
+HEAVY = ("hypothesis", "hypothesis_jsonschema", "jsonschema", "email", "zipfile", "socket")
+
+
+def probe(path: Path, cache: Path, *extra: str) -> dict[str, Any]:
+    env = {**os.environ, INSTRUMENT_CACHE_VARIABLE: str(cache), "PYTHONHASHSEED": "0"}
+    proc = subprocess.run(
+        [sys.executable, str(PROBE), str(path), *extra], env=env, capture_output=True,
+        text=True, timeout=300, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    report: dict[str, Any] = json.loads(proc.stdout)
+    return report
+
+
+def heavy(report: dict[str, Any]) -> list[str]:
+    return [m for m in report["modules"] if m.split(".")[0] in HEAVY
+            or m == "importlib.metadata"]
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("instrumented")
+
+
+@pytest.mark.parametrize("target", TARGETS, ids=[t.name for t in TARGETS])
+def test_a_target_instruments_the_contracts_it_runs_and_nothing_else(
+    target: Target, cache: Path
+) -> None:
+    report = probe(target.path, cache, "--seeds", str(target.seed_corpus))
+    assert heavy(report) == [], f"{target.name} imports {heavy(report)} at start-up"
+    assert report["instrumented"], f"{target.name} instruments nothing"
+    outside = [m for m in report["instrumented"] if not m.startswith("pcfuzz.contracts.")]
+    assert outside == [], f"{target.name} instruments {outside}"
+    assert report["patched_elsewhere"] == [], (
+        f"{target.name}: instrumented code outside the contracts")
+    assert report["unpatched"] == [], f"{target.name}: functions left unpatched"
+    assert report["ran"] > 0, f"the seeds of {target.name} ran no function of the contracts"
+    assert report["ran_unpatched"] == [], (
+        f"{target.name} runs contracts functions it does not instrument (add their "
+        "modules to its instrument(...) list)")
+
+
+def test_the_checks_catch_a_target_that_instruments_the_wrong_things(tmp_path: Path) -> None:
+    # fuzz_source_url with its oracle taken from the hypothesis module, its code
+    # under test left out of instrument(...), and a standard library module
+    # instrumented the old way.
+    original = (LAYOUT.fuzz_dir / "fuzz_source_url.py").read_text(encoding="utf-8")
+    planted = original.replace(
+        'with instrument(*contracts("errors", "provenance")):',
+        'with atheris.instrument_imports():\n    import colorsys  # noqa: F401\n'
+        'with instrument(*contracts("errors")):',
+    ).replace("from pcfuzz.strategies.source_url_model import",
+              "from pcfuzz.strategies.source_urls import")
+    assert planted.count("colorsys") == 1 and "strategies.source_urls " in planted
+    path = tmp_path / "fuzz_planted.py"
+    path.write_text(planted, encoding="utf-8")
+    seeds = LAYOUT.fuzz_dir / "corpus" / "fuzz_source_url"
+    report = probe(path, tmp_path / "cache", "--seeds", str(seeds))
+    assert "hypothesis" in heavy(report)
+    assert any(name.startswith("colorsys.") for name in report["patched_elsewhere"])
+    assert any(name.startswith("provenance.py:") for name in report["ran_unpatched"])
+
+
+def test_the_instrumentation_cache_gives_the_code_that_patching_gives(tmp_path: Path) -> None:
+    target = LAYOUT.fuzz_dir / "fuzz_wire_openai_chat.py"
+    cold = probe(target, tmp_path)
+    assert cold["cached"] == [] and list(tmp_path.glob("*.atheris"))
+    warm = probe(target, tmp_path)
+    assert warm["cached"] == warm["instrumented"] == cold["instrumented"]
+    assert warm["code"] == cold["code"]
+    assert warm["counters"] == cold["counters"]
+    # A damaged file is a miss: every module is patched again, with the same
+    # counters. (Not to the same bytes: which branch gets which of its module's
+    # counters depends on the patcher's traversal order, which varies between
+    # processes; the features libFuzzer counts do not, see the next test.)
+    for path in tmp_path.glob("*.atheris"):
+        path.write_bytes(b"damaged")
+    again = probe(target, tmp_path)
+    assert again["cached"] == [] and again["unpatched"] == []
+    assert again["instrumented"] == cold["instrumented"]
+    assert again["counters"] == cold["counters"]
+
+
+_FEATURES = re.compile(r"INITED cov: (\d+) ft: (\d+)")
+
+
+def test_libfuzzer_sees_the_same_coverage_from_cached_and_patched_modules(
+    tmp_path: Path,
+) -> None:
+    target = next(t for t in TARGETS if t.name == "wire-gemini-interactions")
+    env = {**os.environ, INSTRUMENT_CACHE_VARIABLE: str(tmp_path / "cache"),
+           "PYTHONHASHSEED": "0"}
+    figures = []
+    for run in ("cold", "warm"):
+        scratch = tmp_path / run
+        scratch.mkdir()
+        proc = subprocess.run(
+            [sys.executable, str(target.path), "-runs=0", str(scratch),
+             str(target.seed_corpus)],
+            env=env, capture_output=True, text=True, timeout=300, check=False,
+        )
+        found = _FEATURES.search(proc.stderr)
+        assert proc.returncode == 0 and found, proc.stderr[-2000:]
+        figures.append((int(found.group(1)), int(found.group(2))))
+    cold, warm = figures
+    # Instrumented contracts give hundreds of coverage points on the seeds.
+    assert cold[0] > 100
+    assert warm == cold
