@@ -70,25 +70,41 @@ def pytest_step(label: str, cmd: list[str], env: dict[str, str]) -> None:
 PYTHON_FLAGS = ("-B", "-W", "error")
 
 
+#: pytest-xdist: one worker per CPU, idle workers take queued tests from busy ones (a
+#: few tests run for minutes; plain round-robin left one CPU idle at the end).
+PARALLEL = ("-n", "auto", "--dist", "worksteal")
+
+
+def contract_tests(root: Path = ROOT) -> list[str]:
+    """The contracts' own tests, as in the seed's ``-O`` run: ``tests/test_<m>*.py`` for
+    every public module and package ``m`` of ``contracts/`` (a new contract's tests
+    join by their name)."""
+    names = sorted(p.stem for p in (root / "contracts").iterdir()
+                   if not p.name.startswith("_") and (p.suffix == ".py" or p.is_dir()))
+    return sorted({str(t.relative_to(root)) for name in names
+                   for t in (root / "tests").glob(f"test_{name}*.py")})
+
+
 def pytest_runs(python: str, profile: str, extra: list[str]) -> list[tuple[str, list[str], str]]:
     """The two pytest runs of ``dev.py test`` as (label, command, hypothesis profile).
 
-    The normal run (``profile``, with statistics) and the same suite under ``-O`` with
-    the quick ``dev`` profile, which proves that no check in contracts/ relies on
-    ``assert``. Both use :data:`PYTHON_FLAGS`; ``extra`` goes to both.
+    The whole suite (``profile``, with statistics), then the contracts' own tests under
+    ``-O`` with the quick ``dev`` profile, which proves that no check in contracts/
+    relies on ``assert`` (the seed's second run). Both use :data:`PYTHON_FLAGS` and
+    :data:`PARALLEL`; ``extra`` goes to both.
     """
     flags = " ".join(PYTHON_FLAGS)
     return [
         (
             f"python {flags} -m pytest (hypothesis profile {profile})",
-            [python, *PYTHON_FLAGS, "-m", "pytest", "-p", "no:cacheprovider",
+            [python, *PYTHON_FLAGS, "-m", "pytest", "-p", "no:cacheprovider", *PARALLEL,
              "--hypothesis-show-statistics", *extra],
             profile,
         ),
         (
-            f"python -O {flags} -m pytest (hypothesis profile dev)",
+            f"python -O {flags} -m pytest: the contracts' tests (hypothesis profile dev)",
             [python, "-O", *PYTHON_FLAGS, "-m", "pytest", "-p", "no:cacheprovider", "-q",
-             *extra],
+             *PARALLEL, *contract_tests(), *extra],
             "dev",
         ),
     ]
@@ -133,7 +149,9 @@ def kit_at_newest() -> None:
         stamp.write_text(wanted)
     version = subprocess.run([str(NEWEST_PY), "-c", "import hypothesis; print(hypothesis.__version__)"],
                              capture_output=True, text=True, check=False).stdout.strip()
-    tests = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests").glob("test_conformance*.py"))
+    # the kit's own tests (its API, CLI and plugin); the rule-by-rule and naive-parser
+    # files exercise the strategies, which the main run covers
+    tests = ["tests/test_conformance.py"]
     pytest_step(f"the kit's tests at the newest hypothesis the harness extra admits ({version})",
                 [str(NEWEST_PY), *PYTHON_FLAGS, "-m", "pytest", "-p", "no:cacheprovider", "-q",
                  *tests], dict(os.environ, HYPOTHESIS_PROFILE="dev"))

@@ -3,6 +3,7 @@
 Standard library only. Every rejection is a :class:`contracts.errors.ContractError`.
 """
 
+from ._stream import StreamLimits
 from .errors import (
     ContinuationError,
     ContractError,
@@ -30,6 +31,7 @@ __all__ = [
     "ResultBindingError",
     "SnapshotMutated",
     "SourceURLError",
+    "StreamLimits",
     "StreamTruncated",
     "StrictJSONError",
     "UnsupportedProviderState",

@@ -121,7 +121,7 @@ def check_request_controls(
     copied = copy_json(
         request_controls, what=what, error=ContinuationError, where=what, limits=limits
     )
-    if not isinstance(copied, dict):  # pragma: no cover - a dict copies to a dict
+    if type(copied) is not dict:  # pragma: no cover - a dict copies to a dict
         raise ContinuationError(f"{what} must be a dict", where=what)
     return copied
 

@@ -143,10 +143,13 @@ class Poison:
         """Raise if the stream is poisoned or already closed."""
         error = self._error
         if error is not None:
-            if isinstance(error, ContractError):
-                raise type(error)(
-                    f"stream is unusable after an earlier error: {error.message}",
-                    where=error.where,
+            # type(), never isinstance(): an exception raised by a caller's object
+            # can claim any class through a ``__class__`` property.
+            if issubclass(type(error), ContractError):
+                contract_error = cast(ContractError, error)
+                raise type(contract_error)(
+                    f"stream is unusable after an earlier error: {contract_error.message}",
+                    where=contract_error.where,
                 ) from error
             raise ProtocolViolation(
                 f"stream is unusable after an earlier {type(error).__name__} "

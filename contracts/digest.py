@@ -121,7 +121,7 @@ def check_plain(value: object) -> None:
                 raise SnapshotMutated("turn shares a container: changed after parsing",
                                       where="turn")
             seen.add(id(node))
-            stack.extend(node.values() if isinstance(node, dict) else node)
+            stack.extend(node.values() if type(node) is dict else node)
         elif type(node) not in _SCALARS:
             raise SnapshotMutated(
                 f"turn holds {preview(node)}, not a JSON value: changed after parsing",

@@ -258,7 +258,7 @@ class _Fail:
 
 def _string(document: Mapping[str, Any], key: str, fail: _Fail) -> str:
     value = document[key]
-    if not isinstance(value, str):
+    if type(value) is not str:
         raise fail(f"{key} must be a string, got {type(value).__name__}", key)
     return value
 
@@ -321,7 +321,7 @@ def _check_sdk_source_ref(url: str, pin: ContractPin, field: str, fail: _Fail) -
 def _check_stability(
     value: Any, pin: ContractPin, contract: str, fail: _Fail
 ) -> tuple[str, str]:
-    if not isinstance(value, dict):
+    if type(value) is not dict:
         raise fail(f"stability must be an object, got {type(value).__name__}", "stability")
     _check_keys(value, STABILITY_KEYS, "stability", fail)
     found: list[str] = []
@@ -331,7 +331,7 @@ def _check_stability(
     ):
         field = f"stability.{key}"
         got = value[key]
-        if not isinstance(got, str):
+        if type(got) is not str:
             raise fail(f"{field} must be a string, got {type(got).__name__}", field)
         if got not in known:
             raise fail(
@@ -345,7 +345,7 @@ def _check_stability(
 def _check_sources(
     value: Any, provider: str, allow_local: bool, fail: _Fail, pin: ContractPin
 ) -> tuple[str, ...]:
-    if not isinstance(value, list):
+    if type(value) is not list:
         raise fail(f"sources must be a list, got {type(value).__name__}", "sources")
     if not value:
         raise fail("sources must name at least one official URL", "sources")
@@ -354,7 +354,7 @@ def _check_sources(
     seen: set[str] = set()
     for index, url in enumerate(value):
         field = f"sources[{index}]"
-        if not isinstance(url, str):
+        if type(url) is not str:
             raise fail(f"{field} must be a string, got {type(url).__name__}", field)
         if url in seen:
             raise fail(f"{field} repeats source {url!r}", field)
@@ -370,12 +370,12 @@ def _check_sources(
 
 
 def _check_events(value: Any, fail: _Fail) -> list[dict[str, Any]]:
-    if not isinstance(value, list):
+    if type(value) is not list:
         raise fail(f"events must be a list, got {type(value).__name__}", "events")
     if not value:
         raise fail("events must not be empty", "events")
     for index, event in enumerate(value):
-        if not isinstance(event, dict):
+        if type(event) is not dict:
             raise fail(
                 f"event {index} must be a JSON object, got {type(event).__name__}",
                 f"events[{index}]",
@@ -384,7 +384,7 @@ def _check_events(value: Any, fail: _Fail) -> list[dict[str, Any]]:
 
 
 def _check_sse(value: Any, fail: _Fail) -> bytes:
-    if not isinstance(value, str):
+    if type(value) is not str:
         raise fail(f"sse must be a string, got {type(value).__name__}", "sse")
     try:
         data = value.encode("utf-8")
@@ -411,19 +411,34 @@ def load_fixture_bytes(
     :class:`~contracts.errors.FixtureError` (only), chained to the underlying
     ``StrictJSONError`` / ``LimitExceeded`` / ``SourceURLError`` when there is one.
     """
-    fail = _Fail(origin if isinstance(origin, str) else "<bytes>")
-    if not isinstance(allow_local_source_urls, bool):
+    # Every caller value is judged by type(), never isinstance(), which believes (and
+    # runs) a ``__class__`` property; a subclass is read by its real content through
+    # the builtin type's own methods, so none of its overrides run.
+    fail = _Fail(
+        str.__str__(origin)
+        if issubclass(type(origin), str) else "<bytes>"
+    )
+    if type(allow_local_source_urls) is not bool:
         raise fail("allow_local_source_urls must be a bool", "allow_local_source_urls")
-    if not isinstance(data, (bytes, bytearray)):
-        raise fail(f"fixture data must be bytes, got {type(data).__name__}", "document")
-    if len(data) > MAX_FIXTURE_BYTES:
+    kind = type(data)
+    if issubclass(kind, bytes):
+        size = bytes.__len__(data)
+        content = bytes.__getitem__(data, slice(None))
+    elif issubclass(kind, bytearray):
+        size = bytearray.__len__(cast(bytearray, data))
+        content = b""  # copied below, once its size is known to be within the bound
+    else:
+        raise fail(f"fixture data must be bytes, got {kind.__name__}", "document")
+    if size > MAX_FIXTURE_BYTES:
         limit = LimitExceeded(f"fixture is larger than {MAX_FIXTURE_BYTES} bytes")
         raise fail(str(limit), "document") from limit
+    if issubclass(kind, bytearray):
+        content = bytes(bytearray.__getitem__(cast(bytearray, data), slice(None)))
     try:
-        document = loads(bytes(data))
+        document = loads(content)
     except ContractError as exc:
         raise fail(f"not strict JSON: {exc}", "document") from exc
-    if not isinstance(document, dict):
+    if type(document) is not dict:
         raise fail(
             f"top level must be a JSON object, got {type(document).__name__}", "document"
         )
@@ -475,7 +490,7 @@ def load_fixture_bytes(
         )
 
     baseline = document["sdk_baseline"]
-    if not isinstance(baseline, dict):
+    if type(baseline) is not dict:
         raise fail(
             f"sdk_baseline must be an object, got {type(baseline).__name__}",
             "sdk_baseline",
@@ -484,7 +499,7 @@ def load_fixture_bytes(
     for key, expected in (("package", pin.sdk_package), ("version", pin.sdk_version)):
         got = baseline[key]
         field = f"sdk_baseline.{key}"
-        if not isinstance(got, str):
+        if type(got) is not str:
             raise fail(f"{field} must be a string, got {type(got).__name__}", field)
         _pinned(got, expected, field, contract, fail)
 
@@ -570,11 +585,13 @@ def load_fixture(
                     f"fixture {preview(origin)} is not a regular file", where="path"
                 )
             data = handle.read(MAX_FIXTURE_BYTES + 1)
-    except (OSError, TypeError, ValueError) as exc:
+    except OSError as exc:
         raise FixtureError(
-            f"cannot read fixture {preview(origin, 200)}: "
-            f"{exc.strerror if isinstance(exc, OSError) else type(exc).__name__}",
-            where="path",
+            f"cannot read fixture {preview(origin, 200)}: {exc.strerror}", where="path"
+        ) from exc
+    except (TypeError, ValueError) as exc:
+        raise FixtureError(
+            f"cannot read fixture {preview(origin, 200)}: {type(exc).__name__}", where="path"
         ) from exc
     return load_fixture_bytes(
         data, allow_local_source_urls=allow_local_source_urls, origin=origin

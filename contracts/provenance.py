@@ -480,7 +480,7 @@ def validate_source_url(
             f"unknown provider {preview(provider)} (known: {', '.join(sorted(OFFICIAL_SOURCES))})",
             where="provider",
         )
-    if not isinstance(allow_local_source_urls, bool):
+    if type(allow_local_source_urls) is not bool:  # never isinstance(): see fixtures
         raise SourceURLError(
             "allow_local_source_urls must be a bool, got "
             f"{type(allow_local_source_urls).__name__}",

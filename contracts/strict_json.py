@@ -212,9 +212,15 @@ def loads(data: bytes | str, *, limits: JSONLimits | None = None) -> Any:
     if not text:
         raise StrictJSONError("empty document", where=_where(text, 0, from_bytes))
     value = _fast_path(text, limits)
-    if value is not _NOT_ACCEPTED:
-        return value
-    return _parse(text, limits, from_bytes)
+    if value is _NOT_ACCEPTED:
+        # A short text the scanner refused is read by the parser's own steps: its
+        # windows and runs would be set up and fail for a few items (3x the cost of
+        # a rejected small document, most of what a fuzzer feeds).
+        mode = _OWN if len(text) <= _OWN_STEPS_UP_TO else _ACCELERATED
+        return _parse(text, limits, from_bytes, mode)
+    if value is _OVER_LIMIT:
+        return _parse(text, limits, from_bytes, _LOCATE)
+    return value
 
 
 _LIMIT_FIELDS: Final = tuple(field.name for field in fields(JSONLimits))
@@ -312,6 +318,9 @@ def _where(text: str, pos: int, from_bytes: bool) -> str:
 # iterative parser, which decides and locates the error.
 
 _NOT_ACCEPTED: Final = object()
+#: The scanner accepted the whole document (valid JSON) but it is over the depth or
+#: item limit: the iterative parser only has to find where (see _parse's ``mode``).
+_OVER_LIMIT: Final = object()
 
 
 class _NotStrict(Exception):
@@ -383,6 +392,17 @@ def _fast_path(text: str, limits: JSONLimits) -> Any:
         counted = _counts(text)
         if 1 + sum(counted) + text.count(":") > limits.max_values:
             return _NOT_ACCEPTED
+    # Likewise the item limit: a container over it makes the scanner build and the
+    # walk below visit the whole document before the rejection, where the iterative
+    # parser stops at the item that crosses it. A text with fewer commas cannot hold
+    # such a container; one with more goes to the iterative parser, whose C-level
+    # steps (runs of flat items, containers scanned within a window) keep acceptance
+    # near the scanner's speed.
+    if (size - 1) // 2 > limits.max_container_items:
+        if counted is None:
+            counted = _counts(text)
+        if counted[1] + 1 > limits.max_container_items:
+            return _NOT_ACCEPTED
     scan: _Scan = (
         _DEFAULT_SCAN
         if limits.max_number_chars == _DEFAULTS.max_number_chars
@@ -418,21 +438,21 @@ def _fast_path(text: str, limits: JSONLimits) -> Any:
         # bound it; the commas (a third count over the text) are not needed.
         if text.count("[") + text.count("{") <= max_depth:
             return value
-        return _NOT_ACCEPTED if _deeper_than(value, max_depth) else value
+        return _OVER_LIMIT if _deeper_than(value, max_depth) else value
     if counted is None and size <= _COUNT_FIRST:
         counted = _counts(text)
     if counted is None:
         measured = _measure(value, max_depth, size // _WALK_BUDGET_DIVISOR)
         if measured is not None:
-            return _NOT_ACCEPTED if _over(measured, limits) else value
+            return _OVER_LIMIT if _over(measured, limits) else value
         counted = _counts(text)
     opened, commas = counted
     depth_doubt = depth_doubt and opened > max_depth
     items_doubt = items_doubt and commas + 1 > max_items
     if items_doubt:
-        return _NOT_ACCEPTED if _over(_measure(value, max_depth, None), limits) else value
+        return _OVER_LIMIT if _over(_measure(value, max_depth, None), limits) else value
     if depth_doubt:
-        return _NOT_ACCEPTED if _deeper_than(value, max_depth) else value
+        return _OVER_LIMIT if _deeper_than(value, max_depth) else value
     return value
 
 
@@ -491,9 +511,98 @@ def _deeper_than(value: Any, limit: int) -> bool:
 
 # ---------------------------------------------------------------------------
 # The iterative parser: authoritative for every rejection.
+#
+# Accelerated (what ``loads`` runs), it takes C-level steps where they provably
+# accept exactly what its own steps would: a run of up to _RUN flat items of a
+# container (scalars without escapes, and arrays/objects of up to _FLAT such
+# scalars), matched by one regex and built by the json scanner; and a container that
+# the json scanner parses within a window of _WINDOW characters after it, checked
+# for depth, items and values. Anything else, or anything in doubt (a hook, a syntax
+# error, a limit), is left to its own steps, which decide and locate every
+# rejection; so it stops where a limit is exceeded, at about the cost of accepting
+# the text before that point.
+
+#: Characters the json scanner may read for one container (see _Window).
+_WINDOW: Final = 64 * 1024
+#: A document the fast path refused is read by the own steps alone up to this length:
+#: at most about _RUN items, where windows and runs save less than they cost.
+_OWN_STEPS_UP_TO: Final = 512
+#: Items of one run, and items of a flat container inside a run.
+_RUN: Final = 256
+_FLAT: Final = 64
+#: Runs missed in a row after which a container gets none.
+_RUN_MISSES: Final = 8
+_WS_RE: Final = r"[ \t\n\r]*+"
+_NUMBER_RE: Final = r"-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?(?:[eE][-+]?[0-9]++)?"
 
 
-def _parse(text: str, limits: JSONLimits, from_bytes: bool) -> Any:  # noqa: C901
+def _run_patterns(max_string: int, flat: int) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """The ``match`` of a run of list items and of a run of object members (each
+    item followed by its comma), for strings of at most ``max_string`` characters
+    and flat containers of at most ``flat`` items (none if 0)."""
+    ws = _WS_RE
+    string = r'"[^"\\\x00-\x1f]{0,' + str(max_string) + r'}+"'
+    scalar = rf"(?:{_NUMBER_RE}|{string}|true|false|null)"
+    item = scalar
+    if flat:
+        more = f"{{0,{flat - 1}}}"
+        array = rf"\[{ws}(?:{scalar}{ws}(?:,{ws}{scalar}{ws}){more})?\]"
+        member = rf"{string}{ws}:{ws}{scalar}{ws}"
+        obj = rf"\{{{ws}(?:{member}(?:,{ws}{member}){more})?\}}"
+        item = rf"(?:{scalar}|{array}|{obj})"
+    items = re.compile(rf"(?:{ws}{item}{ws},){{1,{_RUN}}}")
+    members = re.compile(rf"(?:{ws}{string}{ws}:{ws}{item}{ws},){{1,{_RUN}}}")
+    return items.match, members.match
+
+
+_RUN_PATTERNS: dict[tuple[int, int], tuple[Callable[..., Any], Callable[..., Any]]] = {}
+#: Chunk sizes, in items, from _RUN down: a chunk that fails is retried at half
+#: its size (a limit or an error in it is then isolated in a few steps).
+_CHUNK_SIZES: Final = (256, 128, 64, 32, 16, 8)
+#: n -> the text up to and including the n-th comma: a chunk of items to try whole.
+_CHUNKS: Final = {n: re.compile(r"(?:[^,]*+,){" + str(n) + "}").match for n in _CHUNK_SIZES}
+#: (bracket, n) -> the text up to and including the n-th comma followed by ``bracket``.
+_SEPARATED_CHUNKS: Final = {
+    (bracket, n): re.compile(
+        "(?:[^,]*+(?:,(?!{0})[^,]*+)*+,(?={0})){{{1}}}".format(re.escape(bracket), n)
+    ).match
+    for bracket in "[{" for n in _CHUNK_SIZES
+}
+
+
+def _runs_for(limits: JSONLimits) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    # Strings of a run are short: a long one is the parser's own step (a run that
+    # gives up after 4,096 characters does not read a long string twice).
+    key = (min(limits.max_string_chars, 4096), min(_FLAT, limits.max_container_items))
+    runs = _RUN_PATTERNS.get(key)
+    if runs is None:
+        if len(_RUN_PATTERNS) > 64:  # odd limits, many of them: bounded cache
+            _RUN_PATTERNS.clear()
+        runs = _RUN_PATTERNS[key] = _run_patterns(*key)
+    return runs
+
+
+def _total_values(value: Any) -> int:
+    """Values in a value the json scanner returned (itself and everything inside)."""
+    total = 1
+    level: list[Any] = [value] if type(value) is dict or type(value) is list else []
+    while level:
+        total += sum(map(len, level))
+        level = [child for child in _referents(*level) if type(child) is dict or type(child) is list]
+    return total
+
+
+
+#: _parse's modes: its own steps only; with C-level steps (runs and windows); the
+#: same for a document the scanner accepted whole but found over the depth or item
+#: limit, where a window's container with more brackets than depth left is left to
+#: its own steps at once (its exact depth was just measured on the whole value).
+_OWN, _ACCELERATED, _LOCATE = 0, 1, 2
+
+
+def _parse(  # noqa: C901
+    text: str, limits: JSONLimits, from_bytes: bool, mode: int = _OWN
+) -> Any:
     # ``[ \t\n\r]*`` always matches, so the match is never None.
     ws: Callable[[str, int], re.Match[str]] = _WS.match  # type: ignore[assignment]
     number = _NUMBER.match
@@ -507,6 +616,103 @@ def _parse(text: str, limits: JSONLimits, from_bytes: bool) -> Any:  # noqa: C90
     max_string = limits.max_string_chars
     max_number = limits.max_number_chars
     check_surrogates = _SURROGATE_ESCAPE.search(text) is not None
+    runs: tuple[Callable[..., Any], Callable[..., Any]] | None = None
+    scan_c: _Scan | None = None
+    window_size = 0
+    # Whether the value limit can be reached (the values of what a C-level step
+    # takes are then counted exactly): -1 until first asked, since it costs three
+    # counts over the whole text and a rejection may come before anything is taken.
+    doubt = -1
+
+    def values_doubt() -> bool:
+        nonlocal doubt
+        if doubt < 0:
+            doubt = int(end > max_values and (
+                1 + sum(_counts(text)) + text.count(":") > max_values))
+        return doubt == 1
+
+    if mode:
+        runs = _runs_for(limits)
+        scan_c = (_DEFAULT_SCAN if max_number == _DEFAULTS.max_number_chars
+                  else _fast_decoder(max_number).scan_once)  # type: ignore[attr-defined]
+        # A window no longer than a string may be: no string read in it is too long.
+        window_size = min(_WINDOW, max_string + 2)
+        if check_surrogates and _NO_LONE_SURROGATE_ESCAPE.fullmatch(text) is None:
+            window_size = 0  # strings with escapes need the exact surrogate check
+    # The window: text[win_lo:win_lo + len(win)]. A container the scanner could not
+    # take (too big for the window, a syntax error, a hook, a limit) is read by the
+    # parser's own steps, and its members get windows of their own; the characters
+    # scanned in vain are counted, and once they reach twice the text no window is
+    # tried again, so windows never cost more than a constant times the text (a
+    # chain of nested containers each failing a limit cannot make them quadratic).
+    win = ""
+    win_lo = 0
+    budget = 2 * end
+    deep_seen = mode == _LOCATE  # a measured too-deep value: measure no more
+    values = 0  # values begun so far (the value limit)
+
+    def flat_and_long(pos: int) -> bool:
+        """Whether the document's container at ``pos`` starts with _RUN items free of
+        brackets (or _RUN containers): read by chunks from the start, not by a window
+        that would read (and drop) up to _WINDOW characters of it before finding it
+        does not fit. (Asked of the document's own value only: asked of every nested
+        container, the look ahead would cost more than the windows it saves.)"""
+        nonlocal budget
+        if budget < 0:
+            return False
+        first = ws(text, pos + 1).end()
+        after = _chunk_end(first, min(first + window_size, end), _RUN)
+        if after < 0:
+            budget -= min(window_size, end - pos)  # read in vain
+            return False
+        # _RUN items that are containers of their own (cut by the bracket that
+        # starts each), or _RUN items free of brackets.
+        return text[pos] == "[" and text.startswith(("{", "["), first) or not (
+            text.count("[", first, after) or text.count("{", first, after))
+
+    def window_value(pos: int, depth_left: int) -> tuple[Any, int] | None:
+        """The container at ``pos`` as the json scanner parses it within a window, and
+        its end; ``None`` if it does not fit, does not parse, or is in doubt."""
+        nonlocal win, win_lo, budget, deep_seen, values
+        if scan_c is None or budget < 0:
+            return None
+        fresh = not (win_lo <= pos < win_lo + len(win))
+        while True:
+            if fresh:
+                win_lo, win = pos, text[pos : pos + window_size]
+            at = pos - win_lo
+            try:
+                value, stop = scan_c(win, at)
+            except (_NotStrict, ValueError, RecursionError, StopIteration):
+                value = _NOT_ACCEPTED
+            # A number cut by the window's end would have parsed short: a value
+            # must end inside the window unless the window ends with the text.
+            if value is not _NOT_ACCEPTED and (stop < len(win) or win_lo + len(win) == end):
+                break
+            budget -= len(win) - at
+            if fresh:
+                return None
+            fresh = True
+        # Over a limit (or in doubt): left to the parser's own steps, which stop where
+        # the limit is crossed. The exact depth is measured once: after a value was
+        # found too deep, a count over the limit is enough (a chain of nested
+        # containers must not be measured level after level).
+        over = False
+        # (A value of n characters nests at most n // 2 levels and holds at most
+        # (n - 1) // 2 items in one container: short ones need no count.)
+        if (stop - at) // 2 > depth_left and (
+                win.count("[", at, stop) + win.count("{", at, stop) > depth_left):
+            over = deep_seen or _deeper_than(value, depth_left)
+            deep_seen = deep_seen or over
+        if not over and (stop - at - 1) // 2 > max_items and (
+                win.count(",", at, stop) + 1 > max_items):
+            over = _over(_measure(value, max_depth, None), limits)
+        inside = _total_values(value) - 1 if not over and values_doubt() else 0
+        if over or values + inside > max_values:
+            budget -= stop - at
+            return None
+        values += inside
+        return value, win_lo + stop
 
     def fail(
         message: str, pos: int, error: type[StrictJSONError | LimitExceeded] = StrictJSONError
@@ -557,11 +763,113 @@ def _parse(text: str, limits: JSONLimits, from_bytes: bool) -> Any:  # noqa: C90
 
     stack: list[list[Any] | dict[str, Any]] = []
     pending: list[tuple[str, int]] = []  # (key, offset) of the member being parsed
-    values = 0
     value: Any = None
+
+    chunk_sizes: dict[int, int] = {}  # id of an open container -> its chunk size now
+    no_runs: set[int] = set()  # ... a run would cross a limit in, or keeps missing in
+    run_misses: dict[int, int] = {}
+
+    def chunk_of(at: int, container: list[Any] | dict[str, Any]) -> tuple[Any, int] | None:
+        """The next _RUN items (members) at ``at``, up to the _RUN-th comma, as the json
+        scanner builds them, and where they end; ``None`` if the comma is not between
+        two of them (one inside a string or a nested value: the scan fails), or a
+        limit could be crossed inside them. A container a chunk failed in gets none
+        again (each failure is counted against the window budget)."""
+        nonlocal budget
+        size = chunk_sizes.get(id(container), _RUN)
+        if not window_size or budget < 0 or not size:
+            return None
+        limit = min(at + window_size, end)
+        after = _chunk_end(at, limit, size)
+        if after < 0:
+            chunk_sizes[id(container)] = 0
+            budget -= limit - at
+            return None
+        body = text[at : after - 1]
+        wrapped = ("[" + body + "]") if type(container) is list else ("{" + body + "}")
+        try:
+            built, stop = scan_c(wrapped, 0)  # type: ignore[misc]
+        except (_NotStrict, ValueError, RecursionError, StopIteration):
+            stop = -1
+        # The chunk's own commas bound the items of anything nested in it, its
+        # brackets its depth, its length every string in it; when they leave a limit
+        # in doubt, the built value is measured (one walk per chunk).
+        opens = body.count("[") + body.count("{") if stop == len(wrapped) else 0
+        if stop != len(wrapped) or len(body) > max_string + 2 or (
+                (len(stack) + opens > max_depth or (opens and body.count(",") >= max_items))
+                and _over(_measure(built, max_depth - len(stack) + 1, None), limits)):
+            chunk_sizes[id(container)] = size // 2 if size > _CHUNK_SIZES[-1] else 0
+            budget -= len(body)
+            return None
+        return built, after
+
+    def _chunk_end(at: int, limit: int, size: int) -> int:
+        """Where ``size`` items from ``at`` end (after the comma that follows them),
+        or -1 if not within ``limit``. Items that are containers: at a comma followed
+        by the bracket the first one starts with; others at a comma (a comma inside
+        an item makes the scan fail: that is all a wrong cut costs)."""
+        if text.startswith(("{", "["), at):
+            match = _SEPARATED_CHUNKS[text[at], size](text, at, limit)
+        else:
+            match = _CHUNKS[size](text, at, limit)
+        return match.end() if match is not None else -1
+
+    def run_of(at: int, container: list[Any] | dict[str, Any]) -> int:
+        """Append the run of items (or members) at ``at`` to ``container`` if the json
+        scanner accepts it and no limit can be crossed in it: a chunk of _RUN items
+        (chunk_of), else a run of flat ones matched by a regex; return where the run
+        ended (``at`` if none was taken)."""
+        nonlocal values
+        if runs is None or scan_c is None or len(stack) >= max_depth or id(container) in no_runs:
+            return at
+        is_list = type(container) is list
+        chunk = chunk_of(at, container)
+        if chunk is not None:
+            built, after = chunk
+        else:
+            if text.startswith(("[[", "[{", "{[", "{{"), at):
+                return at  # (a container of containers is no flat item)
+            match = (runs[0] if is_list else runs[1])(text, at)
+            if match is None:
+                # Items that are no flat ones: after a few misses in a row, none is
+                # tried again in this container.
+                misses = run_misses.get(id(container), 0) + 1
+                run_misses[id(container)] = misses
+                if misses >= _RUN_MISSES:
+                    no_runs.add(id(container))
+                return at
+            run_misses.pop(id(container), None)
+            after = match.end()
+            try:
+                built, _ = scan_c(("[" if is_list else "{") + text[at : after - 1]
+                                  + ("]" if is_list else "}"), 0)
+            except (_NotStrict, ValueError, RecursionError, StopIteration):
+                return at
+        added = _total_values(built) - 1 if values_doubt() else len(built)
+        if len(container) + len(built) > max_items or values + added > max_values:
+            # A limit is crossed within the next _RUN items: the parser's own steps
+            # find where; no run is tried again in this container.
+            no_runs.add(id(container))
+            return at
+        if type(container) is list:
+            container.extend(built)
+        else:
+            obj = cast(dict[str, Any], container)
+            if not obj.keys().isdisjoint(built):
+                return at
+            obj.update(built)
+        values += added
+        return ws(text, after).end()
+
     pos = ws(text, 0).end()
     while True:
         # Parse one value at ``pos`` (whitespace already skipped).
+        if runs is not None and stack and type(stack[-1]) is list:
+            while True:
+                taken = run_of(pos, stack[-1])
+                if taken == pos:
+                    break
+                pos = taken
         if pos >= end:
             fail("expected a value, found end of document", pos)
         values += 1
@@ -581,6 +889,11 @@ def _parse(text: str, limits: JSONLimits, from_bytes: bool) -> Any:  # noqa: C90
                         LimitExceeded,
                     )
                 pos = match.end()
+        elif (char == "{" or char == "[") and (got := (
+                window_value(pos, max_depth - len(stack))
+                if window_size and len(stack) < max_depth and (stack or not flat_and_long(pos))
+                else None)) is not None:
+            value, pos = got
         elif char == "{" or char == "[":
             if len(stack) >= max_depth:
                 fail(f"nesting deeper than {max_depth} levels", pos, LimitExceeded)
@@ -597,8 +910,12 @@ def _parse(text: str, limits: JSONLimits, from_bytes: bool) -> Any:  # noqa: C90
             elif inner < end and text[inner] == "}":
                 value, pos = {}, inner + 1
             else:
+                created: dict[str, Any] = {}
+                stack.append(created)
+                if runs is not None:
+                    while (taken := run_of(inner, created)) != inner:
+                        inner = taken
                 key, key_pos, pos = key_at(inner)
-                stack.append({})
                 pending.append((key, key_pos))
                 continue
         elif char == "-" or "0" <= char <= "9":
@@ -666,7 +983,12 @@ def _parse(text: str, limits: JSONLimits, from_bytes: bool) -> Any:  # noqa: C90
                     fail(f"object with more than {max_items} members", key_pos, LimitExceeded)
                 obj[key] = value
                 if char == ",":
-                    key, key_pos, pos = key_at(pos + 1)
+                    pos += 1
+                    if runs is not None:
+                        pos = ws(text, pos).end()
+                        while (taken := run_of(pos, obj)) != pos:
+                            pos = taken
+                    key, key_pos, pos = key_at(pos)
                     pending.append((key, key_pos))
                     break
                 if char == "}":

@@ -14,9 +14,12 @@ anthropic-messages     ``{"event": <event: name>, "data": <data JSON>}`` envelop
 gemini-interactions    ``data`` JSON object with ``event_type``; an ``event:`` name,
                        when not the default ``message``, must equal ``event_type``; a
                        non-empty last event ID in force must equal the event's
-                       ``event_id`` when it has one
-openai-chat            ``data`` JSON chunk, or the sentinel ``data: [DONE]``; an
-                       ``event:`` name other than the default ``message`` is rejected
+                       ``event_id`` when it has one, and is its ``event_id`` when it
+                       has none (so the stream's replay rule keys on it)
+openai-chat            ``data`` JSON chunk object, or the sentinel ``data: [DONE]``
+                       (the literal line only: the JSON string ``"[DONE]"`` or any
+                       other non-object is rejected); an ``event:`` name other than
+                       the default ``message`` is rejected
 =====================  ==============================================================
 
 SSE events map one to one onto parser events, so a parser's ``event N`` is SSE event
@@ -45,7 +48,7 @@ from .openai_chat import parse_events as _chat_parse_events
 from .openai_responses import OpenAIResponsesTurn
 from .openai_responses import parse_events as _responses_parse_events
 from .registry import NAMES
-from .sse import SSEDecoder, SSEEvent
+from .sse import MAX_RETRY_DIGITS, SSEDecoder, SSEEvent
 from .strict_json import loads
 
 __all__ = [
@@ -113,11 +116,18 @@ def _gemini_event(sse: SSEEvent) -> Any:
             f"{value['event_type'][:64]!r}",
             where=_where(sse),
         )
-    if sse.id and "event_id" in value and value["event_id"] != sse.id:
-        raise ProtocolViolation(
-            f"SSE id {sse.id[:64]!r} != data.event_id {str(value['event_id'])[:64]!r}",
-            where=_where(sse),
-        )
+    if sse.id:
+        if "event_id" not in value:
+            # On the wire the id in force IS the event's id (what a reconnecting
+            # client sends as Last-Event-ID), so the stream's replay rule keys on it:
+            # the same id again with the same payload is a redelivery, with another
+            # payload a conflict.
+            value["event_id"] = sse.id
+        elif value["event_id"] != sse.id:
+            raise ProtocolViolation(
+                f"SSE id {sse.id[:64]!r} != data.event_id {preview(value['event_id'])}",
+                where=_where(sse),
+            )
     return value
 
 
@@ -129,7 +139,17 @@ def _chat_event(sse: SSEEvent) -> Any:
         )
     if sse.data == "[DONE]":
         return _CHAT_DONE
-    return _json(sse)
+    value = _json(sse)
+    if type(value) is not dict:
+        # The parser takes the str "[DONE]" as its sentinel; on the wire only the
+        # literal line is, so the JSON string "[DONE]" (and any other non-object)
+        # is rejected here, before it could become one.
+        raise ProtocolViolation(
+            f"Chat Completions SSE data must be a JSON object (a chunk) or exactly [DONE], "
+            f"got {preview(value)}",
+            where=_where(sse),
+        )
+    return value
 
 
 _Parser = Callable[..., Any]
@@ -195,9 +215,50 @@ def _decoded(chunks: Iterable[bytes], cursor: _Cursor) -> Iterator[SSEEvent]:
     decoder.close()
 
 
+#: Bound of an SSE event's ``index`` and ``byte_offset`` read from a caller: as
+#: StreamLimits bounds, machine-sized (a decoder never counts that far).
+_MAX_POSITION: Final = 2**62
+_MAX_RETRY: Final = 10**MAX_RETRY_DIGITS - 1
+
+
+def _check_sse(sse: SSEEvent, n: int) -> None:
+    """Check a caller-built SSEEvent's fields: exact types, sane ranges.
+
+    The decoder only builds events that pass; a caller can build any (the dataclass
+    does not check, and a frozen one can be changed with ``object.__setattr__``), so
+    every field is checked before anything reads it: a ``str`` subclass's ``__ne__``
+    or an ``int`` of 5,000 digits (whose ``str()`` raises) must not run or escape.
+    """
+
+    def bad(field: str, wanted: str, value: object) -> ProtocolViolation:
+        return ProtocolViolation(
+            f"SSEEvent.{field} must be {wanted}, got {preview(value)}",
+            where=f"argument events[{n}].{field}",
+        )
+
+    for field in ("event", "data"):
+        value = getattr(sse, field)
+        if type(value) is not str:
+            raise bad(field, "a str", value)
+    value = sse.id
+    if value is not None and type(value) is not str:
+        raise bad("id", "a str or None", value)
+    value = sse.retry
+    if value is not None and (type(value) is not int or not 0 <= value <= _MAX_RETRY):
+        raise bad("retry", f"None or an int from 0 to {_MAX_RETRY}", value)
+    for field in ("byte_offset", "index"):
+        value = getattr(sse, field)
+        if type(value) is not int or not 0 <= value <= _MAX_POSITION:
+            raise bad(field, "an int from 0 to 2**62", value)
+
+
 def sse_to_events(contract: str, events: Iterable[SSEEvent]) -> Iterator[Any]:
     """Map decoded SSE events to ``contract``'s parser events, checking that the SSE
-    and JSON layers agree (see the module docstring). Raises
+    and JSON layers agree (see the module docstring). Each event must be an exact
+    :class:`~contracts.sse.SSEEvent` whose fields have their exact types and sane
+    ranges (``str`` event and data, ``str``/``None`` id, ``int`` >= 0 and not
+    ``bool`` for retry, byte offset and index, within bounds), else
+    :class:`ProtocolViolation` at ``argument events[N].<field>``. Raises
     :class:`ProtocolViolation` / :class:`~contracts.errors.StrictJSONError` /
     :class:`~contracts.errors.LimitExceeded` lazily, while iterating."""
     convert, _ = _adapter(contract)
@@ -230,6 +291,7 @@ def sse_to_events(contract: str, events: Iterable[SSEEvent]) -> Iterator[Any]:
             raise ProtocolViolation(
                 f"expected SSEEvent, got {preview(sse)}", where=f"argument events[{index}]"
             )
+        _check_sse(sse, index)
         index += 1
         yield convert(sse)
 

@@ -179,6 +179,22 @@ def test_contracts_imports_only_the_standard_library_and_itself_relatively() -> 
                 "and contracts itself relatively")
 
 
+def test_contracts_never_decide_a_type_with_isinstance() -> None:
+    # isinstance() believes (and runs) a ``__class__`` property, so a caller's object
+    # could steer a branch or raise from it: every type test in contracts/ is
+    # ``type(x) is T`` or ``issubclass(type(x), T)`` (tests/test_hostile_arguments.py,
+    # test_every_impostor_in_every_argument_raises_only_contract_errors).
+    import ast
+
+    found = []
+    for path in sorted(CONTRACTS_DIR.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id == "isinstance"):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not found, f"isinstance() in contracts/: {found}"
+
+
 def test_every_error_class_lives_in_errors() -> None:
     import pkgutil
 

@@ -38,6 +38,21 @@ def test_both_harness_runs_use_no_bytecode_and_warnings_as_errors() -> None:
     for label, cmd, _ in runs:
         assert "-B -W error" in label
         assert cmd[cmd.index("-m") + 1] == "pytest"
+        assert cmd[cmd.index("-n"):cmd.index("-n") + 4] == ["-n", "auto", "--dist", "worksteal"]
+
+
+def test_the_optimized_run_selects_every_test_file_of_a_public_contract_module() -> None:
+    dev = _dev()
+    _, optimized = (cmd for _, cmd, _ in dev.pytest_runs("python", "ci", []))
+    files = [arg for arg in optimized if arg.startswith("tests/")]
+    assert files == dev.contract_tests()
+    # every contract module with tests is in, and nothing of the tool is
+    for expected in ("tests/test_strict_json.py", "tests/test_provenance.py",
+                     "tests/test_openai_chat_properties.py", "tests/test_sse.py",
+                     "tests/test_gemini_interactions_resume.py", "tests/test_fixtures.py"):
+        assert expected in files, expected
+    assert not [f for f in files if "pcfuzz" in f or "nightly" in f or "conformance" in f]
+    assert all((ROOT / f).is_file() for f in files)
 
 
 @given(

@@ -93,6 +93,111 @@ def test_no_resume_point_before_interaction_created_or_without_event_ids() -> No
     assert stream.last_event_id is None and stream.resume_point is None
 
 
+
+@pytest.mark.parametrize("where", ["event_id", "interaction.id"])
+def test_an_id_no_resume_point_can_hold_is_rejected_when_it_arrives(where: str) -> None:
+    # Decision: an id longer than a resume point may hold (MAX_RESUME_ID_CHARS) is the
+    # provider's, so the stream rejects it as it arrives (LimitExceeded, disposition
+    # "transient"), naming the field; before, the stream accepted it and
+    # ``resume_point`` raised InvalidArgument, blaming the caller, later.
+    from pcfuzz.contracts.errors import LimitExceeded
+    from pcfuzz.contracts.gemini_interactions._turn import MAX_RESUME_ID_CHARS
+
+    events = copy.deepcopy(fixture_events())
+    long_id = "i" * (MAX_RESUME_ID_CHARS + 1)
+    if where == "event_id":
+        events[0]["event_id"] = long_id
+    else:
+        for e in events:
+            if "interaction" in e:
+                e["interaction"]["id"] = long_id
+            if "interaction_id" in e:
+                e["interaction_id"] = long_id
+    stream = GeminiInteractionsStream()
+    with pytest.raises(LimitExceeded, match=str(MAX_RESUME_ID_CHARS)) as info:
+        stream.feed(events[0])
+    assert info.value.where == f"events[0].{where}"
+    assert stream.poisoned
+    with pytest.raises(LimitExceeded):
+        parse_events(events)
+
+
+def test_ids_at_the_resume_point_bound_are_accepted_and_resumable() -> None:
+    from pcfuzz.contracts.gemini_interactions._turn import MAX_RESUME_ID_CHARS
+
+    events = copy.deepcopy(fixture_events())
+    iid = "i" * MAX_RESUME_ID_CHARS
+    for e in events:
+        if "interaction" in e:
+            e["interaction"]["id"] = iid
+        if "interaction_id" in e:
+            e["interaction_id"] = iid
+    events[0]["event_id"] = "e" * MAX_RESUME_ID_CHARS
+    stream = _fed(events[:1])
+    assert stream.resume_point == GeminiResumePoint(iid, "e" * MAX_RESUME_ID_CHARS)
+    assert parse_events(events).calls
+
+
+def _retained_by_feeding(texts: list[str]) -> tuple[GeminiInteractionsStream, int]:
+    """A stream fed the events parsed from ``texts`` (each parsed right before it is
+    fed and then dropped, as from the wire) and the memory (tracemalloc) it holds."""
+    import gc
+    import tracemalloc
+
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        stream = GeminiInteractionsStream()
+        for text in texts:
+            stream.feed(json.loads(text))
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    return stream, held
+
+
+def _status_updates(n: int, iid: str = "interaction-7f3a", **extra: Any) -> list[str]:
+    """The JSON texts of ``interaction.created`` and ``n`` status updates."""
+    created = copy.deepcopy(fixture_events()[0])
+    created["interaction"]["id"] = iid
+    return [json.dumps(created)] + [
+        json.dumps({"event_type": "interaction.status_update", "event_id": f"status-{i}",
+                    "interaction_id": iid, "status": "in_progress", **extra})
+        for i in range(n)]
+
+
+def test_replay_records_hold_no_more_than_the_stream_keeps_anyway() -> None:
+    # Before, the stream kept every event with an event_id in full to compare a later
+    # replay: 1,000 status updates with 20 KB of unknown fields kept 20 MB (and no
+    # StreamLimits field bounds the events). A record now shares what the stream
+    # keeps anyway (steps, deltas, argument text, the interaction id) and holds a
+    # digest of the canonical JSON of anything else (unknown envelope fields).
+    stream, held = _retained_by_feeding(
+        _status_updates(1_000, metadata={"notes": "x" * 20_000}))
+    assert stream.last_event_id == "status-999"
+    assert held < 1_000_000, held
+    stream, held = _retained_by_feeding(_status_updates(1_000, iid="i" * 4_000))
+    assert stream.last_event_id == "status-999"
+    assert held < 1_000_000, held
+
+
+@pytest.mark.parametrize("changed", [False, True])
+def test_replay_of_an_event_with_unknown_fields_compares_its_digest(changed: bool) -> None:
+    events = [json.loads(t) for t in
+              _status_updates(3, metadata={"notes": "n" * 100, "tags": [1, 2.0, True]})]
+    stream = _fed(events)
+    again = copy.deepcopy(events[2])
+    again["metadata"] = {"tags": [1, 2.0, True], "notes": "n" * 100}  # key order: canonical
+    if changed:
+        again["metadata"]["tags"] = [1, 2, True]  # 2 and 2.0 stay distinct
+        with pytest.raises(ProtocolViolation, match="replayed with a different payload"):
+            stream.feed(again)
+    else:
+        stream.feed(again)
+        assert stream.last_event_id == events[-1]["event_id"]
+
 # ------------------------------------------------------ the resumed GET stream
 
 

@@ -131,18 +131,58 @@ class Opaque:
     __bool__ = _boom
 
 
-def _impostor(cls: type) -> Any:
-    """An object whose ``__class__`` claims ``cls``: ``isinstance`` believes it."""
+def _impostor(cls: type | None) -> Any:
+    """An object whose ``__class__`` claims ``cls`` (``isinstance`` believes it) and
+    every protocol of which raises: truth value, comparison, hashing, iteration,
+    length, index, conversion, formatting, any attribute it does not have. With
+    ``cls=None`` the ``__class__`` lookup itself raises (so does ``isinstance``)."""
+
+    claimed = property(_boom) if cls is None else property(lambda self: cls)
 
     class Impostor:
-        __class__ = property(lambda self: cls)  # type: ignore[assignment]
+        __class__ = claimed  # type: ignore[assignment]
         __iter__ = _boom
         __len__ = _boom
         __getitem__ = _boom
+        __contains__ = _boom
         __eq__ = _boom
+        __ne__ = _boom
+        __lt__ = _boom
+        __le__ = _boom
+        __gt__ = _boom
+        __ge__ = _boom
         __hash__ = _boom
+        __bool__ = _boom
+        __index__ = _boom
+        __int__ = _boom
+        __float__ = _boom
+        __str__ = _boom
+        __repr__ = _boom
+        __format__ = _boom
+        __fspath__ = _boom
+        __getattr__ = _boom
 
     return Impostor()
+
+
+def _caller_classes() -> list[type]:
+    """The project's classes a caller hands in (limits, results, records, events)."""
+    from pcfuzz.contracts.anthropic_messages import AnthropicSentSchema
+    from pcfuzz.contracts.gemini_interactions import GeminiResumePoint
+    from pcfuzz.contracts.openai_chat import CacheDeployment
+    from pcfuzz.contracts.sse import SSEEvent
+
+    return [ModelVisibleToolResult, StreamLimits, JSONLimits, AnthropicSentSchema,
+            GeminiResumePoint, CacheDeployment, SSEEvent]
+
+
+#: Impostors of every builtin type a contract branches on, of the caller classes,
+#: and one whose ``__class__`` raises: (label, factory).
+IMPOSTORS: list[tuple[str, Callable[[], Any]]] = [
+    (f"impostor-{cls.__name__}", lambda cls=cls: _impostor(cls))
+    for cls in (bool, str, int, float, dict, list, tuple, bytes, bytearray, set, frozenset,
+                type(None), Path, *_caller_classes())
+] + [("impostor-raising-class", lambda: _impostor(None))]
 
 
 def _raising_iterator() -> Iterator[Any]:
@@ -201,10 +241,7 @@ HOSTILE: list[tuple[str, Callable[[], Any]]] = [
     ("evil-list", lambda: EvilList([{"type": "x"}])),
     ("evil-int", lambda: EvilInt(3)),
     ("evil-float", lambda: EvilFloat(0.5)),
-    ("impostor-str", lambda: _impostor(str)),
-    ("impostor-int", lambda: _impostor(int)),
-    ("impostor-dict", lambda: _impostor(dict)),
-    ("impostor-list", lambda: _impostor(list)),
+    *IMPOSTORS,
     ("deep-list", lambda: _deep_list(100_000)),
     ("deep-dict", lambda: _deep_dict(100_000)),
     ("shared-explosion", lambda: _shared_explosion(60)),
@@ -451,10 +488,14 @@ def _shared() -> dict[str, Callable[[], Baseline]]:
             strict_json.loads, [b'{"a": [1, 2.5, "x", null]}'], {"limits": JSONLimits()}),
         "provenance.validate_source_url": lambda: Baseline(
             validate_source_url,
-            ["https://platform.openai.com/docs/guides/function-calling"], {"provider": "openai"}),
+            ["https://platform.openai.com/docs/guides/function-calling"],
+            {"provider": "openai", "allow_local_source_urls": False}),
         "fixtures.load_fixture": lambda: Baseline(
-            load_fixture, [ROOT / "fixtures" / "openai_responses.json"]),
-        "fixtures.load_fixture_bytes": lambda: Baseline(load_fixture_bytes, [fixture_bytes]),
+            load_fixture, [ROOT / "fixtures" / "openai_responses.json"],
+            {"allow_local_source_urls": False}),
+        "fixtures.load_fixture_bytes": lambda: Baseline(
+            load_fixture_bytes, [fixture_bytes],
+            {"allow_local_source_urls": False, "origin": "openai_responses.json"}),
         "results.bind_results": lambda: Baseline(
             bind_results, [["a", "b"], [ModelVisibleToolResult("b", "1"),
                                         ModelVisibleToolResult("a", "2")]]),
@@ -464,9 +505,21 @@ def _shared() -> dict[str, Callable[[], Baseline]]:
     }
 
 
-ENTRY_POINTS: dict[str, Callable[[], Baseline]] = {
-    **_shared(), **_responses(), **_anthropic(), **_gemini(), **_chat(),
-}
+def _streams() -> dict[str, Callable[[], Baseline]]:
+    """The stream constructors with every keyword they take (feeding them is driven
+    by the stream properties below)."""
+    import importlib
+
+    out: dict[str, Callable[[], Baseline]] = {}
+    for module_name, class_name, _ in STREAMS.values():
+        cls = getattr(importlib.import_module(module_name), class_name)
+        kwargs: dict[str, Any] = {"limits": StreamLimits()}
+        if class_name == "AnthropicMessagesStream":
+            kwargs["eager_input_streaming"] = ["lookup_order"]
+        out[f"{module_name.rsplit('.', 1)[1]}.{class_name}"] = (
+            lambda cls=cls, kwargs=kwargs: Baseline(cls, [], dict(kwargs)))
+    return out
+
 
 # Stream classes: (module, class, fixture name, events-to-input)
 STREAMS: dict[str, tuple[str, str, str]] = {
@@ -476,6 +529,10 @@ STREAMS: dict[str, tuple[str, str, str]] = {
     "gemini-interactions": (
         "pcfuzz.contracts.gemini_interactions", "GeminiInteractionsStream", "gemini_interactions"),
     "openai-chat": ("pcfuzz.contracts.openai_chat", "ChatCompletionStream", "openai_chat"),
+}
+
+ENTRY_POINTS: dict[str, Callable[[], Baseline]] = {
+    **_shared(), **_responses(), **_anthropic(), **_gemini(), **_chat(), **_streams(),
 }
 
 
@@ -566,7 +623,11 @@ PUBLIC_MODULES = ("strict_json", "provenance", "fixtures", "results", "digest", 
 # properties below; turns, calls, tables and specs are values the library builds.)
 CALLER_CLASSES = ("strict_json.JSONLimits", "_stream.StreamLimits", "openai_chat.CacheDeployment",
                   "results.ModelVisibleToolResult", "sse.SSEDecoder",
-                  "gemini_interactions.GeminiResumePoint")
+                  "gemini_interactions.GeminiResumePoint",
+                  "openai_responses.OpenAIResponsesStream",
+                  "anthropic_messages.AnthropicMessagesStream",
+                  "gemini_interactions.GeminiInteractionsStream",
+                  "openai_chat.ChatCompletionStream")
 
 
 def test_every_public_callable_has_a_baseline() -> None:
@@ -595,6 +656,84 @@ def test_every_public_callable_has_a_baseline() -> None:
 @pytest.mark.parametrize("name", sorted(ENTRY_POINTS))
 def test_every_baseline_call_succeeds(name: str) -> None:
     ENTRY_POINTS[name]().call()
+
+
+def _every_slot(baseline: Baseline) -> list[tuple[str, Any]]:
+    """The baseline's argument slots plus every keyword parameter of the callable the
+    baseline leaves at its default (given its default value), so no argument of an
+    entry point is left out of the sweep below."""
+    import inspect
+
+    try:
+        parameters = inspect.signature(baseline.function).parameters
+    except (TypeError, ValueError):
+        parameters = {}  # type: ignore[assignment]
+    for name, parameter in parameters.items():
+        if (parameter.kind is inspect.Parameter.KEYWORD_ONLY and name not in baseline.kwargs
+                and parameter.default is not inspect.Parameter.empty):
+            baseline.kwargs[name] = parameter.default
+    return _slots(baseline)
+
+
+def _first_members(value: Any) -> list[tuple[Any, ...]]:
+    """Paths to the first member of a list/tuple argument (a tuple is made a list) or
+    to the first value of a dict argument: where a collection of caller objects is read."""
+    if type(value) in (list, tuple) and value:
+        return [(0,)]
+    if type(value) is dict and value:
+        return [(next(iter(value)),)]
+    return []
+
+
+@pytest.mark.parametrize("name", sorted(ENTRY_POINTS))
+def test_every_impostor_in_every_argument_raises_only_contract_errors(name: str) -> None:
+    """Deterministic sweep: each impostor (``__class__`` claiming a builtin or a caller
+    class, or raising; every protocol raising) in every argument slot of the entry
+    point, keyword defaults included, and as the first member of every collection
+    argument. ``isinstance`` believes an impostor; a type decided by it lets the
+    impostor's methods run (a ``RuntimeError`` from ``__bool__``, a ``TypeError`` from a
+    base-class descriptor)."""
+    escaped: list[str] = []
+    for slot in _every_slot(ENTRY_POINTS[name]()):
+        for label, factory in IMPOSTORS:
+            baseline = ENTRY_POINTS[name]()
+            _every_slot(baseline)
+            _set_slot(baseline, slot, factory())
+            escaped += _escape(baseline, f"{slot} := {label}")
+        probe = ENTRY_POINTS[name]()
+        _every_slot(probe)
+        for path in _first_members(_get_slot(probe, slot)):
+            for label, factory in IMPOSTORS:
+                baseline = ENTRY_POINTS[name]()
+                _every_slot(baseline)
+                target = _get_slot(baseline, slot)
+                target = list(target) if type(target) is tuple else copy.copy(target)
+                _set_slot(baseline, slot, target)
+                _replace_at(target, path, factory())
+                escaped += _escape(baseline, f"{slot}{list(path)} := {label}")
+    assert not escaped, f"{name}: non-ContractError escaped:\n" + "\n".join(escaped)
+
+
+def _get_slot(baseline: Baseline, slot: tuple[str, Any]) -> Any:
+    return baseline.args[slot[1]] if slot[0] == "arg" else baseline.kwargs[slot[1]]
+
+
+def _set_slot(baseline: Baseline, slot: tuple[str, Any], value: Any) -> None:
+    if slot[0] == "arg":
+        baseline.args[slot[1]] = value
+    else:
+        baseline.kwargs[slot[1]] = value
+
+
+def _escape(baseline: Baseline, what: str) -> list[str]:
+    """``[]`` if the call returns or raises a ContractError, else what escaped."""
+    try:
+        baseline.call()
+    except ContractError:
+        pass
+    except Exception as exc:  # noqa: BLE001 - the property under test
+        return [f"  {what}: {type(exc).__name__}: {str(exc)[:200]}"]
+    return []
 
 
 @each_revision
@@ -724,3 +863,26 @@ def test_parse_events_reads_an_endless_iterable_boundedly(contract: str, revisio
     endless = itertools.chain(events[:1], itertools.repeat(events[1]))
     with pytest.raises(ContractError):
         module.parse_events(endless, limits=StreamLimits(max_events=50), revision=revision)
+
+
+class _ClaimsContractError(Exception):
+    """An exception a caller's object may raise inside ``feed``, claiming to be a
+    ContractError through a ``__class__`` property (isinstance believes it)."""
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:  # type: ignore[override]
+        from pcfuzz.contracts.errors import ProtocolViolation
+
+        return ProtocolViolation
+
+
+def test_a_poisoning_exception_that_claims_to_be_a_contract_error_is_not_believed() -> None:
+    # The poison decides by the exception's real type: before, isinstance() believed
+    # the claim and the re-raise (its .message, its constructor) escaped as
+    # AttributeError/TypeError from every later feed and close.
+    from pcfuzz.contracts._stream import Poison
+
+    poison = Poison()
+    poison.poison(_ClaimsContractError("from a caller's object"))
+    with pytest.raises(ContractError, match="not a contract rejection"):
+        poison.check()

@@ -381,7 +381,7 @@ def test_nightly_writes_summary_markdown_junit_and_plots_that_parse(
     props.mkdir()
     (props / "test_toy_property.py").write_text(PROPERTY, encoding="utf-8")
     report = tmp_path / "report"
-    status = _pcfuzz(toy, "nightly", "--budget", "45", "--jobs", "2", "--report", str(report),
+    status = _pcfuzz(toy, "nightly", "--budget", "75", "--jobs", "2", "--report", str(report),
                      "--property-tests", str(props), "--no-minimize",
                      "--hypothesis-db", str(tmp_path / "nightly-db"))
     assert status == 1  # the broken toy target: a new crash, whatever else the night did

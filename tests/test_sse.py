@@ -528,15 +528,122 @@ def test_one_long_line_fed_in_small_pieces_costs_linear_work() -> None:
     assert ratio < 5, f"one long line costs {ratio:.1f}x short lines: not linear"
 
 
-def test_one_byte_per_feed_keeps_the_pending_line_as_parts() -> None:
-    # White-box companion of the cost test: one-byte feeds of an incomplete line are
-    # kept as parts (joined once, when the line ends), never re-joined per feed.
+def test_one_byte_per_feed_keeps_the_pending_line_in_one_growing_buffer() -> None:
+    # White-box companion of the cost test: one-byte feeds of an incomplete line go
+    # into one buffer that grows in place (amortized: never re-joined per feed), which
+    # holds the line's bytes and no object per feed (a list of one-byte parts held
+    # 8x the line in pointers alone).
     decoder = SSEDecoder()
     for _ in range(1000):
         decoder.feed(b"x")
-    assert len(decoder._pending) == 1000  # noqa: SLF001
+    assert type(decoder._pending) is bytearray  # noqa: SLF001
+    assert decoder._pending == b"x" * 1000  # noqa: SLF001
     assert [e.data for e in decoder.feed(b"\n\n")] == []
-    assert decoder._pending == []  # noqa: SLF001
+    assert decoder._pending == b""  # noqa: SLF001
+
+
+# ------------------------------------------------------------------ memory
+
+_TYPICAL_EVENT = (b'id: ev-1\nevent: response.output_text.delta\ndata: {"type": '
+                  b'"response.output_text.delta", "delta": "' + b"hello world " * 5
+                  + b'", "sequence_number": 1}\n\n')
+_MIB = 1 << 20
+#: Input shapes (about 1 MiB each) for the decoder's memory bound.
+MEMORY_SHAPES: dict[str, bytes] = {
+    "typical capture, LF": _TYPICAL_EVENT * (_MIB // len(_TYPICAL_EVENT)),
+    "typical capture, CRLF": (_TYPICAL_EVENT * (_MIB // len(_TYPICAL_EVENT))).replace(
+        b"\n", b"\r\n"),
+    "typical capture, CR": (_TYPICAL_EVENT * (_MIB // len(_TYPICAL_EVENT))).replace(
+        b"\n", b"\r"),
+    "typical capture, non-ASCII": (_TYPICAL_EVENT.replace(b"hello", "h\u00e9llo".encode())
+                                   * (_MIB // len(_TYPICAL_EVENT))),
+    "all CRLF blank lines": b"\r\n" * (_MIB // 2),
+    "all LF blank lines": b"\n" * _MIB,
+    "all comment lines": b":\n" * (_MIB // 2),
+    "one huge data line": b"data: " + b"x" * (_MIB - 8) + b"\n\n",
+    "many tiny events": b"data:\n\n" * (_MIB // 7),
+    "one event of many tiny data lines": b"data:x\n" * (_MIB // 7) + b"\n",
+    "multi-line JSON events": b'data: {\ndata:  "a": 1\ndata: }\n\n' * (_MIB // 35),
+}
+
+
+def decoder_memory_per_byte(pieces: list[bytes]) -> float:
+    """Peak memory (tracemalloc) the decoder allocates while it is fed ``pieces``,
+    minus what it returns (the events, which the caller keeps), per input byte."""
+    import gc
+    import tracemalloc
+
+    decoder = SSEDecoder()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        events: list[SSEEvent] = []
+        for piece in pieces:
+            events += decoder.feed(piece)
+        held, peak = tracemalloc.get_traced_memory()
+        del events
+        returned = held - tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    return (peak - base - returned) / sum(map(len, pieces))
+
+
+@pytest.mark.parametrize("shape", sorted(MEMORY_SHAPES))
+def test_decoder_memory_is_at_most_twice_the_bytes_it_holds(shape: str) -> None:
+    # The decoder walks a region line by line without materializing its lines (a
+    # splitlines() list cost ~27x the input for CRLF blank lines), joins the data
+    # lines of an event in chunks, and decodes once: at most 2 bytes of its own per
+    # input byte, whatever the shape.
+    assert decoder_memory_per_byte([MEMORY_SHAPES[shape]]) <= 2.0
+
+
+@pytest.mark.parametrize("size", [1, 16, 4096])
+def test_decoder_memory_for_one_line_fed_in_pieces_is_at_most_twice_the_line(size: int) -> None:
+    line = b"data: " + b"x" * (_MIB // 4)
+    pieces = [line[i : i + size] for i in range(0, len(line), size)] + [b"\n\n"]
+    assert decoder_memory_per_byte(pieces) <= 2.0
+
+
+# ------------------------------------------------------------------ the fast path
+
+#: Shapes the fast path takes whole (one C call per event or per run of lines):
+#: each must reach the line-by-line general path at most ``allowed`` times.
+FAST_SHAPES: dict[str, tuple[bytes, int]] = {
+    "LF blank lines": (b"\n" * 10_000, 0),
+    "CRLF blank lines": (b"\r\n" * 10_000, 0),
+    "CR blank lines": (b"\r" * 10_000, 0),
+    "comment lines": (b": keep-alive\r\n" * 10_000, 0),
+    "blank lines between events": ((b"data: x\n\n" + b"\n" * 50) * 200, 0),
+    "CRLF events": (b"id: 1\r\nevent: e\r\ndata: {}\r\n\r\n" * 2_000, 0),
+    "CR events": (b"event: e\rdata: {}\r\r" * 2_000, 0),
+    "non-ASCII events": ("data: {\"t\": \"\u00e9\u4e2d\"}\n\n".encode() * 2_000, 0),
+    "events with keep-alive comments": ((b": ping\n" + _TYPICAL_EVENT) * 2_000, 0),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(FAST_SHAPES))
+def test_every_common_line_shape_takes_the_fast_path(
+    shape: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Blank lines went one by one through the general path (each a call with its
+    # own decode and line split: 290-590x slower per byte than a typical capture),
+    # and CRLF, CR and non-ASCII captures line by line. Counted, not timed.
+    data, allowed = FAST_SHAPES[shape]
+    calls = []
+    general = SSEDecoder._general  # noqa: SLF001
+
+    def counting(self: SSEDecoder, *args: Any) -> Any:
+        calls.append(1)
+        return general(self, *args)
+
+    monkeypatch.setattr(SSEDecoder, "_general", counting)
+    expected = tuples(feed_pieces([data[i : i + 1] for i in range(0, min(len(data), 3000))]
+                                  + [data[3000:]]))
+    calls.clear()
+    assert tuples(decode_sse(data)) == expected
+    assert len(calls) <= allowed
 
 
 # ------------------------------------------------------------------ properties

@@ -925,6 +925,8 @@ def test_fast_path_and_iterative_parser_agree_under_any_limits(
 ) -> None:
     lim = limits or DEFAULT_LIMITS
     try:
+        # loads checks the document's size before either parser sees it.
+        strict_json._check_text(doc.text, lim)
         expected = iterative(doc.text, lim)
     except ContractError as exc:
         event(f"iterative rejects: {type(exc).__name__}")
@@ -987,3 +989,131 @@ def test_fuzz_target_deep_oracle_runs_over_its_seed_corpus() -> None:
         # A broken loader is caught by the fast oracle alone.
         module.loads = lambda doc, limits: {"not": "json.loads"}
         module.check(b"[1]", deep=False)
+
+
+# --- the accelerated iterative parser (issue 23: a limit stops the work) -------------
+
+
+def _mode_outcome(text: str, limits: JSONLimits, mode: int) -> Any:
+    try:
+        return ("value", strict_json._parse(text, limits, False, mode))
+    except ContractError as exc:
+        return (type(exc).__name__, exc.where, exc.message)
+
+
+def _assert_modes_agree(text: str, limits: JSONLimits) -> None:
+    own = _mode_outcome(text, limits, strict_json._OWN)
+    for mode in (strict_json._ACCELERATED, strict_json._LOCATE):
+        other = _mode_outcome(text, limits, mode)
+        if own[0] == "value":
+            assert other[0] == "value" and same(other[1], own[1]), (mode, other[:2])
+        else:
+            assert other == own, mode
+
+
+_DOCUMENTS = st.one_of(jv.documents().map(lambda d: d.text),
+                       jv.mutated_documents().map(lambda m: m.data if isinstance(m.data, str)
+                                                  else m.data.decode("utf-8", "replace")))
+
+
+@given(_DOCUMENTS, st.sampled_from([DEFAULT_LIMITS, jv.SMALL_LIMITS]) | _ANY_LIMITS)
+def test_accelerated_parser_agrees_with_its_own_steps(text: str, limits: JSONLimits) -> None:
+    # The C-level steps (chunks of items, runs of flat items, containers scanned in a
+    # window) only ever accept what the parser's own steps accept, with the same
+    # value; every rejection, its class, location and message are the own steps'.
+    _assert_modes_agree(text, limits)
+
+
+@given(_DOCUMENTS, st.sampled_from([DEFAULT_LIMITS, jv.SMALL_LIMITS]) | _ANY_LIMITS,
+       st.integers(1, 48))
+def test_accelerated_parser_agrees_with_its_own_steps_in_small_windows(
+    text: str, limits: JSONLimits, window: int
+) -> None:
+    # Windows of a few characters: values cut at a window's end (a number that would
+    # parse short), windows renewed, the budget of characters read in vain.
+    saved = strict_json._WINDOW
+    strict_json._WINDOW = window
+    try:
+        _assert_modes_agree(text, limits)
+    finally:
+        strict_json._WINDOW = saved
+
+
+_LIMIT_SHAPES = {
+    "array of zeros": ("[" + ",".join(["0"] * 500_000) + "]", "items"),
+    "object of members": ("{" + ",".join(f'"k{i}":0' for i in range(200_000)) + "}", "items"),
+    "array of empty arrays": ("[" + ",".join(["[]"] * 400_000) + "]", "items"),
+    "array of small objects": ("[" + ",".join(['{"a":1,"b":[2,3]}'] * 200_000) + "]", "items"),
+    "array of one-item arrays": ("[" + ",".join(["[0]"] * 600_000) + "]", "values"),
+}
+_VALUES_LIMITS = JSONLimits(max_container_items=1_000_000)
+
+
+@pytest.mark.parametrize("shape", sorted(_LIMIT_SHAPES))
+def test_a_limit_stops_the_json_scanner_where_it_is_crossed(
+    shape: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before: the fast path had the json scanner build the whole document, walked it,
+    # and the iterative parser ran again to find the error (rejecting 500,000 zeros
+    # cost 5-11x json.loads accepting them). Now the item limit is doubted from the
+    # commas before the scanner runs, and the iterative parser's C-level steps stop
+    # at the limit. Counted, not timed: the characters handed to the json scanner
+    # stay within the prefix before the crossing point, plus one window.
+    doc, limit = _LIMIT_SHAPES[shape]
+    scanned: list[int] = []
+    real = strict_json._DEFAULT_SCAN
+
+    def counting(text: str, at: int) -> Any:
+        try:
+            value, stop = real(text, at)
+        except Exception:
+            scanned.append(len(text) - at)
+            raise
+        scanned.append(stop - at)
+        return value, stop
+
+    monkeypatch.setattr(strict_json, "_DEFAULT_SCAN", counting)
+    message = rejects(doc, LimitExceeded,
+                      limits=_VALUES_LIMITS if limit == "values" else DEFAULT_LIMITS)
+    crossing = int(re.search(r"char offset (\d+)", message).group(1))  # type: ignore[union-attr]
+    assert ("values" in message) if limit == "values" else ("items" in message
+                                                            or "members" in message)
+    assert sum(scanned) <= crossing + strict_json._WINDOW, (sum(scanned), crossing, len(doc))
+
+
+@pytest.mark.parametrize("max_items", [300, 1_000, 5_000])
+def test_a_container_nested_in_a_chunk_is_held_to_the_item_limit(max_items: int) -> None:
+    # A chunk cut at the commas before items that start with a bracket can hold a
+    # nested container of many items: its own commas must bound them, or it is
+    # measured (an item limit between _RUN and a window's length once slipped by).
+    limits = JSONLimits(max_container_items=max_items)
+    small = ",".join(["[1]"] * 140)  # the outer array stays within every limit tried
+    doc = "[" + small + ",[" + ",".join(["0"] * (max_items + 1)) + "]," + small + "]"
+    _assert_modes_agree(doc, limits)
+    assert "more than" in rejects(doc, LimitExceeded, limits=limits)
+    ok = "[" + small + ",[" + ",".join(["0"] * max_items) + "]," + small + "]"
+    _assert_modes_agree(ok, limits)
+    assert same(loads(ok, limits=limits), json.loads(ok))
+
+
+def test_a_short_refused_document_is_read_by_the_own_steps_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Windows and runs cost more than they save on a few items (a rejected small
+    # document, most of what a fuzzer feeds, took 3x as long with them); a longer
+    # one still gets them. Both modes give the same verdict (_assert_modes_agree).
+    modes: list[int] = []
+    parse = strict_json._parse
+
+    def spy(text: str, limits: JSONLimits, from_bytes: bool, mode: int = 0) -> Any:
+        modes.append(mode)
+        return parse(text, limits, from_bytes, mode)
+
+    monkeypatch.setattr(strict_json, "_parse", spy)
+    short = "[" + "0," * ((strict_json._OWN_STEPS_UP_TO - 3) // 2) + "]"
+    long = "[" + "0," * strict_json._OWN_STEPS_UP_TO + "]"
+    assert len(short) <= strict_json._OWN_STEPS_UP_TO < len(long)
+    for doc in (short, long):
+        with pytest.raises(StrictJSONError, match="trailing comma|expected"):
+            loads(doc)
+    assert modes == [strict_json._OWN, strict_json._ACCELERATED]

@@ -172,6 +172,89 @@ def test_gemini_inherited_id_that_disagrees_is_rejected() -> None:
         parse_sse("gemini-interactions", raw)
 
 
+# A function call whose arguments arrive as '{"amount": 1' + '0}': a replayed digit
+# fragment that is applied twice releases amount 110 instead of 10.
+_SPLIT_DIGIT = [
+    {"event_type": "interaction.created",
+     "interaction": {"id": "interaction-1", "status": "in_progress"}},
+    {"event_type": "step.start", "index": 0,
+     "step": {"type": "function_call", "id": "call-1", "name": "pay", "arguments": {}}},
+    {"event_type": "step.delta", "index": 0,
+     "delta": {"type": "arguments_delta", "arguments": '{"amount": 1'}},
+    {"event_type": "step.delta", "index": 0,
+     "delta": {"type": "arguments_delta", "arguments": "0}"}},
+    {"event_type": "step.stop", "index": 0},
+    {"event_type": "interaction.completed",
+     "interaction": {"id": "interaction-1", "status": "requires_action"}},
+]
+
+
+def _gemini_sse(blocks: list[tuple[str | None, dict[str, Any]]]) -> bytes:
+    out = []
+    for ident, ev in blocks:
+        if ident is not None:
+            out.append(f"id: {ident}\n")
+        out.append(f"data: {json.dumps(ev)}\n\n")
+    return "".join(out).encode()
+
+
+def _split_digit_stream(replay: dict[str, Any] | None = None) -> bytes:
+    """The stream above with ``id: e<n>`` lines and no ``data.event_id``; ``e3`` (the
+    first digit fragment) is sent again after ``e4``, as ``replay`` if given."""
+    blocks: list[tuple[str | None, dict[str, Any]]] = [
+        (f"e{n + 1}", ev) for n, ev in enumerate(_SPLIT_DIGIT)]
+    blocks.insert(4, ("e3", replay if replay is not None else _SPLIT_DIGIT[2]))
+    return _gemini_sse(blocks)
+
+
+def test_gemini_sse_id_without_event_id_is_the_replay_key() -> None:
+    # The same SSE id and the same content: an idempotent redelivery, applied once.
+    turn = parse_sse("gemini-interactions", _split_digit_stream())
+    assert [c.arguments for c in turn.calls] == [{"amount": 10}]
+    expected = parse_sse("gemini-interactions", _gemini_sse(
+        [(f"e{n + 1}", ev) for n, ev in enumerate(_SPLIT_DIGIT)]))
+    assert_same_turn(turn, expected)
+
+
+def test_gemini_sse_id_without_event_id_replayed_with_other_content_is_a_conflict() -> None:
+    other = json.loads(json.dumps(_SPLIT_DIGIT[2]))
+    other["delta"]["arguments"] = '{"amount": 9'
+    with pytest.raises(ProtocolViolation, match="replayed with a different payload") as info:
+        parse_sse("gemini-interactions", _split_digit_stream(other))
+    assert "SSE event 4 at byte" in (info.value.where or "")
+
+
+def test_gemini_inherited_sse_id_is_the_event_id_of_an_event_without_one() -> None:
+    # WHATWG: an event without an id line is dispatched under the last id in force,
+    # which a reconnecting client sends as Last-Event-ID; two different events under
+    # one id cannot be told apart from a replay, so the second one is a conflict.
+    blocks: list[tuple[str | None, dict[str, Any]]] = [
+        (f"e{n + 1}", ev) for n, ev in enumerate(_SPLIT_DIGIT)]
+    blocks[3] = (None, _SPLIT_DIGIT[3])
+    with pytest.raises(ProtocolViolation, match="'e3' replayed with a different payload"):
+        parse_sse("gemini-interactions", _gemini_sse(blocks))
+
+
+def test_gemini_sse_id_disagreeing_with_event_id_is_a_conflict_even_on_a_replay() -> None:
+    blocks: list[tuple[str | None, dict[str, Any]]] = [
+        (f"e{n + 1}", {**ev, "event_id": f"e{n + 1}"}) for n, ev in enumerate(_SPLIT_DIGIT)]
+    assert parse_sse("gemini-interactions", _gemini_sse(blocks)).calls
+    blocks.insert(4, ("e4", blocks[2][1]))  # e3's event re-sent under id e4
+    with pytest.raises(ProtocolViolation, match="SSE id 'e4' != data.event_id 'e3'"):
+        parse_sse("gemini-interactions", _gemini_sse(blocks))
+
+
+def test_gemini_without_any_sse_id_events_without_event_id_stay_independent() -> None:
+    # No id in force (never set, or reset by an empty id line): nothing to key a
+    # replay on, as before; the stream's own rule applies to data.event_id only.
+    blocks: list[tuple[str | None, dict[str, Any]]] = [(None, ev) for ev in _SPLIT_DIGIT]
+    assert [c.arguments for c in parse_sse("gemini-interactions", _gemini_sse(blocks)).calls] == [
+        {"amount": 10}]
+    blocks = [("", ev) for ev in _SPLIT_DIGIT]
+    assert [c.arguments for c in parse_sse("gemini-interactions", _gemini_sse(blocks)).calls] == [
+        {"amount": 10}]
+
+
 def test_gemini_event_name_when_present_must_equal_event_type() -> None:
     ev = fixture_events("gemini-interactions")[0]
     raw = f"event: step.start\ndata: {json.dumps(ev)}\n\n".encode()
@@ -189,6 +272,20 @@ def test_chat_done_sentinel_and_no_event_names() -> None:
     with pytest.raises(ContractError):
         parse_sse("openai-chat", raw.replace(b"data: [DONE]", b'data: ["DONE"]'))
 
+
+
+@pytest.mark.parametrize("payload", [b'"[DONE]"', b'"[DONE]" ', b'["DONE"]', b'"DONE"', b"null",
+                                     b"[]", b"3"])
+def test_chat_terminal_sentinel_is_only_the_literal_done_line(payload: bytes) -> None:
+    # docs/sse.md: only the literal ``data: [DONE]`` is the sentinel. The JSON string
+    # "[DONE]" decodes to the very str the parser takes as its sentinel, so the wire
+    # adapter must reject every JSON payload that is not a chunk object itself.
+    events = fixture_events("openai-chat")
+    raw = render_events("openai-chat", events, random.Random(2)).removeprefix(b"\xef\xbb\xbf")
+    assert raw.count(b"data: [DONE]") == 1
+    with pytest.raises(ProtocolViolation, match="JSON object") as info:
+        parse_sse("openai-chat", raw.replace(b"data: [DONE]", b"data: " + payload))
+    assert re.fullmatch(r"SSE event \d+ at byte \d+", info.value.where or "")
 
 def test_json_errors_in_data_name_the_sse_event() -> None:
     raw = b'event: ping\ndata: {"type": "ping", "type": "ping"}\n\n'
@@ -209,6 +306,68 @@ def test_sse_layer_errors_keep_their_byte_offset() -> None:
         parse_sse("openai-chat", b"data: {}\n\ndata: \xff\n\n")
     assert info.value.where == "byte 16"
 
+
+
+class _RaisingStr(str):
+    def _boom(self, *_: object) -> Any:
+        raise RuntimeError("hostile str method")
+
+    __eq__ = __ne__ = __hash__ = __len__ = __getitem__ = __str__ = __format__ = _boom  # type: ignore[assignment]
+
+
+class _RaisingInt(int):
+    def _boom(self, *_: object) -> Any:
+        raise RuntimeError("hostile int method")
+
+    __index__ = __str__ = __repr__ = __format__ = __eq__ = __lt__ = __ge__ = _boom  # type: ignore[assignment]
+
+
+_GOOD_SSE: dict[str, Any] = {"event": "message_stop", "data": '{"type": "message_stop"}',
+                             "id": None, "retry": None, "byte_offset": 0, "index": 0}
+_BAD_SSE_FIELDS: list[tuple[str, Any]] = [
+    ("event", None), ("event", b"message_stop"), ("event", _RaisingStr("message_stop")),
+    ("data", None), ("data", b"{}"), ("data", 3), ("data", _RaisingStr("{}")),
+    ("id", 3), ("id", b"x"), ("id", _RaisingStr("x")),
+    ("retry", True), ("retry", -1), ("retry", "5"), ("retry", 10**5000), ("retry", _RaisingInt(5)),
+    ("byte_offset", None), ("byte_offset", -1), ("byte_offset", True), ("byte_offset", 1.5),
+    ("byte_offset", 10**5000), ("byte_offset", _RaisingInt(0)),
+    ("index", None), ("index", -1), ("index", False), ("index", 10**5000), ("index", 2**63),
+    ("index", _RaisingInt(0)),
+]
+
+
+@pytest.mark.parametrize(("field", "value"), _BAD_SSE_FIELDS,
+                         ids=[f"{f}-{type(v).__name__}-{i}" for i, (f, v) in enumerate(_BAD_SSE_FIELDS)])
+@pytest.mark.parametrize("built", ["constructor", "setattr"])
+def test_sse_to_events_checks_every_field_of_a_caller_built_sse_event(
+    field: str, value: Any, built: str
+) -> None:
+    # A caller-built SSEEvent is a caller value: each field of exact type and sane
+    # range (str; str or None; int >= 0, not bool, within 2**62), read once, checked
+    # before use. Before, TypeError/RuntimeError/ValueError (an int of 5,000 digits
+    # formatted into a location) escaped. A frozen dataclass can be changed with
+    # object.__setattr__, so the check is on read, not only at construction.
+    from pcfuzz.contracts.sse import SSEEvent
+    from pcfuzz.contracts.wire import sse_to_events
+
+    if built == "constructor":
+        sse = SSEEvent(**{**_GOOD_SSE, field: value})
+    else:
+        sse = SSEEvent(**_GOOD_SSE)
+        object.__setattr__(sse, field, value)
+    with pytest.raises(ProtocolViolation) as info:
+        list(sse_to_events("anthropic-messages", [SSEEvent(**_GOOD_SSE), sse]))
+    assert info.value.where == f"argument events[1].{field}"
+
+
+def test_sse_to_events_accepts_every_field_at_its_bounds() -> None:
+    from pcfuzz.contracts.sse import SSEEvent
+    from pcfuzz.contracts.wire import sse_to_events
+
+    sse = SSEEvent(**{**_GOOD_SSE, "id": "", "retry": 10**18 - 1, "byte_offset": 2**62,
+                      "index": 2**62})
+    assert list(sse_to_events("anthropic-messages", [sse])) == [
+        {"event": "message_stop", "data": {"type": "message_stop"}}]
 
 @pytest.mark.parametrize("contract", [None, 3, "openai", "OPENAI-CHAT", b"openai-chat"])
 def test_unknown_contract_is_a_contract_error(contract: object) -> None:

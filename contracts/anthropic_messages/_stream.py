@@ -28,7 +28,7 @@ Nothing here does I/O; everything raised is a :class:`ContractError`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from .._kinds import KIND_WORDS, kind_ok
 from .._stream import (
@@ -128,14 +128,18 @@ def _eager_option(value: object) -> tuple[bool, frozenset[str]]:
         return value, frozenset()
     where = "eager_input_streaming"
     # Read through the builtin types' own methods: an overridden __iter__/__len__
-    # of a caller's subclass never runs.
+    # of a caller's subclass never runs. The type is type(value), never isinstance(),
+    # which believes a ``__class__`` property (and runs it).
     items: list[object]
-    if isinstance(value, list):
-        size, items = list.__len__(value), list.copy(value)
-    elif isinstance(value, tuple):
-        size, items = tuple.__len__(value), list(tuple.__getitem__(value, slice(None)))
-    elif isinstance(value, (set, frozenset)):
-        size, items = len(frozenset(value)), list(frozenset(value))
+    kind = type(value)
+    if issubclass(kind, list):
+        size, items = list.__len__(cast(list[object], value)), list.copy(cast(list[object], value))
+    elif issubclass(kind, tuple):
+        as_tuple = cast(tuple[object, ...], value)
+        size, items = tuple.__len__(as_tuple), list(tuple.__getitem__(as_tuple, slice(None)))
+    elif issubclass(kind, (set, frozenset)):
+        members = frozenset(cast(frozenset[object], value))
+        size, items = len(members), list(members)
     else:
         raise ProtocolViolation(
             f"eager_input_streaming must be a bool or a collection of tool names, got "
@@ -148,13 +152,13 @@ def _eager_option(value: object) -> tuple[bool, frozenset[str]]:
         )
     names: set[str] = set()
     for name in items:
-        if not isinstance(name, str) or len(str.__str__(name)) > MAX_TOOL_NAME_CHARS:
+        if not issubclass(type(name), str) or str.__len__(cast(str, name)) > MAX_TOOL_NAME_CHARS:
             raise ProtocolViolation(
                 f"eager_input_streaming tool names must be strings of at most "
                 f"{MAX_TOOL_NAME_CHARS} characters, got {preview(name)}",
                 where=where,
             )
-        names.add(str.__str__(name))
+        names.add(str.__str__(cast(str, name)))
     return False, frozenset(names)
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from .._kinds import kind_ok
 from .._request import check_request_controls
@@ -281,8 +281,8 @@ def _check_sent_schemas(
     """Each record's ``sent`` must be exactly what the request carries for its target."""
     if records is None:
         return
-    if isinstance(records, tuple):
-        records = list(tuple.__iter__(records))
+    if issubclass(type(records), tuple):  # type(), never isinstance(): see _bind
+        records = list(tuple.__getitem__(cast(tuple[object, ...], records), slice(None)))
     if type(records) is not list:
         raise ContinuationError(
             f"sent_schemas must be a list or tuple of AnthropicSentSchema, got "
@@ -368,7 +368,10 @@ def _bind(
     """
     executable = [c[1] for c in client if c[3] is None]
     recovery = {c[1] for c in client if c[3] is not None}
-    if isinstance(results, (str, bytes, bytearray)):
+    # type(), never isinstance(): isinstance() believes (and runs) a ``__class__``
+    # property of the caller's object.
+    kind = type(results)
+    if issubclass(kind, (str, bytes, bytearray)):
         raise ResultBindingError(
             f"results must be a collection of ModelVisibleToolResult, got {preview(results)}",
             where="results",
@@ -376,8 +379,8 @@ def _bind(
     limit = len(executable) + 1
     supplied: list[Any] | dict[Any, Any]
     try:
-        if isinstance(results, Mapping):
-            supplied = dict(islice(iter(results.items()), limit))
+        if issubclass(kind, Mapping):
+            supplied = dict(islice(iter(cast(Mapping[Any, Any], results).items()), limit))
             values = list(supplied.values())
         else:
             supplied = values = list(islice(iter(results), limit))  # type: ignore[call-overload]
@@ -387,7 +390,7 @@ def _bind(
             where="results",
         ) from exc
     for position, value in enumerate(values):
-        if isinstance(value, ModelVisibleToolResult) and value.call_id in recovery:
+        if type(value) is ModelVisibleToolResult and value.call_id in recovery:
             raise ResultBindingError(
                 f"result {position} is for recovery call {preview(value.call_id)}: its result "
                 "is forced to is_error=true and must not be supplied",

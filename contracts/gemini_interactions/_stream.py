@@ -34,6 +34,7 @@ Rules (see ``docs/gemini_interactions.md`` for the decisions behind each):
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
@@ -69,6 +70,7 @@ from ._tables import (
     role_of,
 )
 from ._turn import (
+    MAX_RESUME_ID_CHARS,
     GeminiFunctionCall,
     GeminiInteractionSnapshot,
     GeminiInteractionsTurn,
@@ -125,6 +127,17 @@ def _terminal_gate(status: str, meaning: str, n_calls: int, where: str) -> None:
             f"status {preview(status)} with {n_calls} unanswered function_call step(s)",
             where=where,
         )
+
+
+def _id_too_long(what: str, value: str, where: str) -> LimitExceeded:
+    """An id no resume point can hold: the provider's, rejected when it arrives (a
+    stream that accepted it would make ``resume_point`` fail later, blaming the
+    caller)."""
+    return LimitExceeded(
+        f"{what} of {len(value)} characters, over the {MAX_RESUME_ID_CHARS} a resume "
+        "point holds",
+        where=where,
+    )
 
 
 def _already_answered(call_id: str, where: str) -> ProtocolViolation:
@@ -228,16 +241,23 @@ def _event_type_error(event_type: object, n: int) -> ContractError:
     )
 
 
-def _same_payload(first: dict[str, Any], again: dict[str, Any], event_id: str, n: int) -> bool:
+def _same_payload(
+    first: dict[str, Any] | bytes, again: dict[str, Any], event_id: str, n: int
+) -> bool:
     """True if an event whose ``event_id`` came before repeats its first payload exactly.
 
-    "Same payload" is decided lazily: the stream keeps each id's first event as copied
-    (its own copy, which the parser never changes) and serializes both canonically
-    only when the id comes again (sorted keys; ``1``, ``1.0`` and ``true`` stay
-    distinct), so a stream whose ids never repeat never serializes an event. Raises
-    for the same id with another payload.
+    "Same payload" is the canonical JSON (sorted keys; ``1``, ``1.0`` and ``true``
+    stay distinct) of both. ``first`` is the id's replay record (see
+    ``GeminiInteractionsStream._record``): the first event as the stream copied it,
+    serialized only now that the id came again (a stream whose ids never repeat never
+    serializes such an event), or the SHA-256 of its canonical JSON. Raises for the
+    same id with another payload.
     """
-    if canonical_bytes(first) != canonical_bytes(again):
+    if type(first) is bytes:
+        same = hashlib.sha256(canonical_bytes(again)).digest() == first
+    else:
+        same = canonical_bytes(first) == canonical_bytes(again)
+    if not same:
         raise ProtocolViolation(
             f"event_id {preview(event_id)} replayed with a different payload",
             where=f"event {n}",
@@ -282,7 +302,8 @@ class GeminiInteractionsStream(StreamBase):
     (unknown event/step/delta type or status, v1beta-only steps),
     ``ProviderError`` (``error`` event, failed/cancelled/incomplete terminal),
     ``StreamTruncated`` (close before ``interaction.completed``),
-    ``StrictJSONError``/``LimitExceeded``, ``InvalidArgument`` (bad ``limits``, unknown ``revision``).
+    ``StrictJSONError``/``LimitExceeded`` (also an ``event_id`` or interaction id longer
+    than a resume point holds), ``InvalidArgument`` (bad ``limits``, unknown ``revision``).
     Once anything was raised, every later call raises.
     """
 
@@ -290,15 +311,22 @@ class GeminiInteractionsStream(StreamBase):
         self._tables, self._limits = self._begin(revision, limits, REVISIONS, _CONTRACT_NAME)
         self._state = self._tables.initial_state
         self._events = 0
-        # event_id -> the first event seen with it (see _same_payload); bounded by
-        # the event limit.
-        self._seen: dict[str, dict[str, Any]] = {}
+        # event_id -> the replay record of the first event applied with it (_record,
+        # _same_payload); one per event, holding no more than the stream keeps anyway.
+        self._seen: dict[str, dict[str, Any] | bytes] = {}
         # The high-water event_id: that of the last event applied (a replay is not).
         self._last_event_id: str | None = None
         # Read on every event: copied out of the tables and limits once.
         self._max_events = self._limits.max_events
         self._optional_fields = tuple(self._tables.optional_event_fields.items())
         self._shapes = _shapes(self._tables)
+        # event_type -> the size of an event with exactly its row's fields, event_type
+        # and event_id: such an event has no unknown field (see _record). A status
+        # update never gets this size: its record shares the interaction id.
+        self._plain_sizes = {
+            event_type: len(row) + 2 if event_type != "interaction.status_update" else -1
+            for event_type, row in self._tables.event_fields.items()
+        }
         self._index_low, self._index_high = self._tables.index_range
         self._arguments_delta_fields = self._tables.arguments_delta_fields
         self._steps: list[_Step] = []
@@ -379,11 +407,10 @@ class GeminiInteractionsStream(StreamBase):
         event_type = ev["event_type"]
         event_id = ev.get("event_id")
         if event_id is not None:
-            # Lazy fingerprint: keep the first copy, compare only when the id repeats.
+            if len(event_id) > MAX_RESUME_ID_CHARS:
+                raise _id_too_long("event_id", event_id, f"events[{n}].event_id")
             seen = self._seen.get(event_id)
-            if seen is None:
-                self._seen[event_id] = ev
-            elif _same_payload(seen, ev, event_id, n):
+            if seen is not None and _same_payload(seen, ev, event_id, n):
                 return  # idempotent redelivery: already applied once
         next_state = self._tables.transitions[self._state].get(event_type)
         if next_state is None:
@@ -397,7 +424,29 @@ class GeminiInteractionsStream(StreamBase):
         _HANDLERS[event_type](self, ev, n)
         self._state = next_state
         if event_id is not None:
+            # The event itself is its replay record when it holds nothing the stream
+            # does not keep anyway: the common event, whose keys are its row, its
+            # event_type and its event_id, is told by its size alone.
+            self._seen[event_id] = (
+                ev if len(ev) == self._plain_sizes[event_type] else self._record(ev, event_type))
             self._last_event_id = event_id
+
+    def _record(self, ev: dict[str, Any], event_type: str) -> dict[str, Any] | bytes:
+        """What the stream keeps of an applied event to compare a replay of its id.
+
+        The event itself (compared lazily, see :func:`_same_payload`) when it holds
+        nothing the stream does not keep anyway: its step, delta, argument text and
+        status are the stream's own objects, and a status update's interaction id is
+        replaced by the equal one of ``interaction.created``. An event with fields
+        outside its envelope (kept nowhere else, of any size) is kept as the SHA-256 of
+        its canonical JSON instead, computed now. So the records of N events cost a
+        small constant each, not N copies of what they carried (Decision 40).
+        """
+        if not self._shapes[event_type][0].issuperset(ev):
+            return hashlib.sha256(canonical_bytes(ev)).digest()
+        if event_type == "interaction.status_update":
+            ev["interaction_id"] = self._interaction_id  # equal: checked by its handler
+        return ev
 
     def _index(self, ev: Mapping[str, Any], n: int) -> int:
         index: int = ev["index"]  # an int by the event's field row
@@ -427,6 +476,8 @@ class GeminiInteractionsStream(StreamBase):
         interaction: dict[str, Any] = ev["interaction"]
         where = f"events[{n}].interaction"
         check_fields(interaction, self._tables.interaction_fields, where)
+        if len(interaction["id"]) > MAX_RESUME_ID_CHARS:
+            raise _id_too_long("interaction id", interaction["id"], f"{where}.id")
         self._interaction_id = interaction["id"]
         meaning = meaning_of(self._tables, interaction["status"], f"{where}.status")
         if meaning != "non_terminal":

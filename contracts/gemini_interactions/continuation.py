@@ -207,8 +207,8 @@ def _result_steps(calls: list[dict[str, Any]], results: object) -> list[dict[str
     except ContractError:
         raise
     except Exception as exc:
-        # bind_results asks isinstance() about ``results`` before it guards its reads,
-        # and isinstance() calls a ``__class__`` property, which may raise.
+        # bind_results asks about ``results``' type (issubclass against the ABCs)
+        # before it guards its reads; whatever that raises is a rejection too.
         raise ResultBindingError(
             f"reading the type of results raised {type(exc).__name__}", where="results"
         ) from exc

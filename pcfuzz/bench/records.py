@@ -1,6 +1,6 @@
 """The records of ``pcfuzz bench``: one :class:`Record` per case, the run's
 :class:`Options`, and the verdict of a figure against its goal. Shared by
-:mod:`.runner` and the case modules beside it (:mod:`.startup`).
+:mod:`.runner` and the case modules beside it (:mod:`.startup`, :mod:`.resources`).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 __all__ = ["CASE_GROUPS", "Options", "Record", "verdict"]
 
 #: Case groups in the order they run; ``--cases`` selects among them.
-CASE_GROUPS = ("events", "documents", "streams", "wire", "scaling", "fuzz", "startup",
-               "hypothesis")
+CASE_GROUPS = ("events", "documents", "streams", "wire", "scaling", "resources", "fuzz",
+               "startup", "hypothesis")
 
 
 @dataclass

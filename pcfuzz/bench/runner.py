@@ -15,6 +15,11 @@ the candidate's absolute rate are printed beside it. Cases:
    its package is installed (``wire.py``; rows with a note otherwise);
 4. scaling: the same stream at 2,000 and 8,000 events; the figure is the growth
    exponent log(t8000 / t2000) / log(4), 1.0 for linear;
+4b. resources (``resources.py``): the SSE decoder's peak memory per input byte, the
+   decoding time per byte of hostile line shapes against a typical capture, and for
+   every limit a big input can hit (``JSONLimits``, the SSE decoder's bounds,
+   ``StreamLimits``) the CPU time to reject an input crossing it against accepting
+   the prefix before the crossing;
 5. fuzz throughput: exec/s of each atheris target for a fixed time from an empty
    scratch corpus vs an instrumented plain ``json.loads`` target run the same way;
 6. start-up (``startup.py``): seconds from process start to the first execution of
@@ -48,6 +53,7 @@ from typing import Any
 
 from pcfuzz.bench import data
 from pcfuzz.bench.records import CASE_GROUPS, Options, Record, verdict
+from pcfuzz.bench.resources import resources_cases
 from pcfuzz.bench.startup import startup_cases
 from pcfuzz.engine.targets import Layout, Target, discover, subprocess_env
 
@@ -387,6 +393,7 @@ CASES: dict[str, Callable[[Options], list[Record]]] = {
     "streams": streams_cases,
     "wire": wire_cases,
     "scaling": scaling_cases,
+    "resources": resources_cases,
     "startup": startup_cases,
     "fuzz": fuzz_cases,
     "hypothesis": hypothesis_cases,
@@ -459,6 +466,7 @@ def environment() -> str:
     return (
         f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; medians of per-round "
         "ratios, baseline interleaved in the same process; scaling rows give the growth "
-        "exponent, start-up rows seconds (rate: x python -c pass run just before), fuzz "
+        "exponent, resources rows peak memory per input byte or thread CPU time ratios, "
+        "start-up rows seconds (rate: x python -c pass run just before), fuzz "
         "rows exec/s ratios (higher is better)"
     )

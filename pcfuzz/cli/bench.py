@@ -23,9 +23,11 @@ Every speed figure as a ratio to a baseline measured in the same run (the
 machine may be shared and noisy): strict JSON against json.loads, each
 contract's parse_events against decoding the same events' JSON, the wire path
 against a floor pipeline and the official SDKs, the growth exponent from 2,000
-to 8,000 events, the exec/s of every fuzz target against an instrumented
-json.loads target, and the state machines' examples/s. Each row with a goal
-says whether it was met.
+to 8,000 events, resource bounds under hostile inputs (the SSE decoder's peak
+memory per input byte, rejecting at each limit against accepting the prefix
+before it), the exec/s of every fuzz target against an instrumented json.loads
+target, and the state machines' examples/s. Each row with a goal says whether
+it was met.
 
 Exit status: 0 (missed goals are printed, not failures); 2 usage error."""
 
