@@ -169,7 +169,7 @@ def test_the_kit_finds_a_parser_that_releases_early_and_reuses_an_index(
         tmp_path: Path) -> None:
     report = runner.conform(broken_anthropic, "anthropic-messages",
                               families=["truncation", "reused_index"],
-                              regressions=tmp_path)
+                              regressions=tmp_path, seed=0)
     failed = {f.family: f for f in report.findings}
     assert set(failed) == {"truncation", "reused_index"}, report.text()
     truncation = failed["truncation"]
@@ -217,11 +217,11 @@ def test_pcfuzz_conform_exit_statuses(tmp_path: Path, capsys: pytest.CaptureFixt
                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     own = ["--adapter", "pcfuzz.conform.adapters:anthropic_messages"]
-    assert main(["conform", "--contract", "anthropic-messages", *own, "--budget", "0",
+    assert main(["conform", "--contract", "anthropic-messages", *own, "--max-examples", "20",
                  "--family", "truncation"]) == 0
     capsys.readouterr()
     assert main(["conform", "--contract", "anthropic-messages", "--adapter",
-                 _adapter_file(tmp_path), "--budget", "0", "--family", "truncation",
+                 _adapter_file(tmp_path), "--max-examples", "20", "--family", "truncation",
                  "--json"]) == 1
     out = capsys.readouterr().out
     report = json.loads(out)
@@ -252,7 +252,7 @@ def test_conform_keeps_hypothesis_files_out_of_the_users_directory(tmp_path: Pat
     env = {k: v for k, v in os.environ.items() if k != "HYPOTHESIS_STORAGE_DIRECTORY"}
     run = subprocess.run(
         [sys.executable, "-m", "pcfuzz", "conform", "--contract", "openai-chat", "--adapter",
-         "pcfuzz.conform.adapters:openai_chat", "--budget", "0.5", "--family", "valid",
+         "pcfuzz.conform.adapters:openai_chat", "--max-examples", "3", "--family", "valid",
          "--regressions", "none"],
         cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600)
     assert run.returncode == 0, run.stdout + run.stderr
@@ -269,7 +269,7 @@ def test_conform_restores_hypothesis_home_for_an_in_process_caller(
     before = configuration.storage_directory("x", intent_to_write=False).path
     monkeypatch.chdir(tmp_path)
     assert main(["conform", "--contract", "openai-chat", "--adapter",
-                 "pcfuzz.conform.adapters:openai_chat", "--budget", "0.2", "--family", "valid",
+                 "pcfuzz.conform.adapters:openai_chat", "--max-examples", "3", "--family", "valid",
                  "--regressions", "none"]) == 0
     capsys.readouterr()
     assert configuration.storage_directory("x", intent_to_write=False).path == before
@@ -280,14 +280,15 @@ def test_long_families_print_progress_while_they_run(monkeypatch: pytest.MonkeyP
     said: list[str] = []
     runner.conform(ADAPTERS["anthropic-messages"], "anthropic-messages",
                      families=["truncation"], max_examples=5, progress=said.append)
-    assert said[0] == "1 family to run (5 examples each)"
+    assert said[0] == "1 family to run (5 examples per family)"
     assert said[1].startswith("[1/1] truncation: running, 1 examples, "), said
     assert said[-1].startswith("[1/1] truncation: 5 examples, ok ("), said
     said.clear()
     report = runner.conform(broken_anthropic, "anthropic-messages", families=["truncation"],
-                              budget_s=0.0, batch=50, progress=said.append)
+                              budget_s=20.0, batch=50, progress=said.append)
     assert report.findings, report.text()
-    assert said[0] == "1 family to run (0s shared, batches of 50 examples)"
+    assert said[0] == "1 family to run (20s budget)"
+    assert any("truncation: found: " in line and "(shrinking it)" in line for line in said), said
     assert any("truncation: violation found, shrinking it, " in line for line in said), said
     assert "VIOLATION" in said[-1]
 
@@ -336,9 +337,9 @@ def _run_example(tmp_path: Path, *, break_gate: bool) -> subprocess.CompletedPro
     # Autoload off, the plugin by module: where pcfuzz is installed its pytest11 entry
     # point would register the same module a second time under another name (pytest
     # refuses that). tests/test_packaging.py runs the file through the entry point.
-    env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
+    env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", COLUMNS="300")
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+        [sys.executable, "-m", "pytest", "-q", "-ra", "-p", "no:cacheprovider", "-p",
          "pcfuzz.conform.pytest_plugin", "--pcfuzz-max-examples", "25", "test_toy_anthropic.py"],
         cwd=tmp_path, capture_output=True, text=True, env=env, timeout=900)
 
@@ -355,6 +356,14 @@ def test_the_tutorial_example_fails_against_a_parser_that_releases_early(
     run = _run_example(tmp_path, break_gate=True)
     assert run.returncode == 1, run.stdout + run.stderr
     assert "FAILED test_toy_anthropic.py::test_toy_parser[truncation]" in run.stdout, run.stdout
+    # pytest -ra's one line per failure starts with the rule that was broken, in the
+    # words of the rule table (strategies/conformance_rules.py)
+    from pcfuzz.conform.explain import rule_text
+
+    rule = rule_text("anthropic-messages", "truncation")
+    assert rule and "message_stop" in rule, rule
+    assert (f"FAILED test_toy_anthropic.py::test_toy_parser[truncation] - Failed: {rule}"
+            in run.stdout), run.stdout
     assert "minimal stream" in run.stdout
     assert list((tmp_path / "conform-regressions" / "anthropic-messages").glob("*.jsonl"))
 

@@ -286,18 +286,19 @@ def test_the_installed_conformance_kit_on_the_tutorials_parser(installed: Instal
     work = (installed.tmp / "conform").resolve()
     work.mkdir()
     conform = [pcfuzz, "conform", "--contract", "anthropic-messages",
-               "--adapter", "toy_anthropic:parse", "--budget", "0"]
+               "--adapter", "toy_anthropic:parse", "--max-examples", "100"]
     pytest_cmd = [str(installed.python), "-m", "pytest", "-q", "-p", "no:cacheprovider",
                   "--pcfuzz-max-examples", "25", "--pcfuzz-regressions", "none",
                   "test_toy_anthropic.py"]
 
     _tutorial(work, break_gate=True)
     broken = _status(conform, work, env, 1)
-    violated = re.findall(r"^VIOLATION \d+: \[(\w+)\]", broken.stdout, re.M)
+    violated = re.findall(r"^  found by:  \[(\w+)\]", broken.stdout, re.M)
     # Without the gate, a tool block that stopped releases its call: a cut after it
     # (truncation) or a failed/early terminal after it (terminal).
     assert {"truncation", "terminal"} & set(violated), broken.stdout
-    assert broken.stdout.count("minimal stream (") == len(violated), broken.stdout
+    assert (broken.stdout.count("minimal stream (")
+            + broken.stdout.count("smallest stream found (")) == len(violated), broken.stdout
     assert "as SSE bytes:" in broken.stdout
     assert "conform: [1/" in broken.stderr, broken.stderr  # progress, one line per family
     saved = sorted((work / "conform-regressions" / "anthropic-messages").glob("*.json"))

@@ -315,7 +315,7 @@ def test_a_malformed_saved_conform_scenario_is_a_usage_error_naming_it(
          "events": [], "calls": [5]}), encoding="utf-8")
     (saved / "not-json.json").write_text("{", encoding="utf-8")  # not a scenario: skipped
     assert main(["conform", "--contract", "openai-chat", "--adapter",
-                 "pcfuzz.conform.adapters:openai_chat", "--budget", "0", "--family",
+                 "pcfuzz.conform.adapters:openai_chat", "--max-examples", "1", "--family",
                  "truncation", "--regressions", str(tmp_path / "saved")]) == 2
     err = capsys.readouterr().err
     assert "truncation-0.json is malformed" in err and "Traceback" not in err, err

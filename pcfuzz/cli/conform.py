@@ -5,22 +5,28 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any
 
-from pcfuzz.cli.common import add_command, require_harness, seconds_or_zero
+from pcfuzz.cli.common import add_command, count, require_harness, seconds
 from pcfuzz.conform.kit import (
     DEFAULT_REGRESSIONS,
+    DEFAULT_TIMEOUT_S,
     HYPOTHESIS_HOME,
     INPUTS,
+    Finding,
+    Stopped,
     conform,
     load_adapter,
 )
 from pcfuzz.contracts.registry import NAMES
-from pcfuzz.errors import EXIT_CLEAN, EXIT_FINDING
+from pcfuzz.errors import EXIT_CLEAN, EXIT_FINDING, EXIT_INCOMPLETE
 
 NAME = "conform"
+#: Seconds of a run when neither --budget nor --max-examples is given.
+DEFAULT_BUDGET_S = 60.0
 HELP = "run the turn models and mutations against your own parser (an adapter)"
 DESCRIPTION = """\
 Run this project's turn models and labelled mutations against any parser,
@@ -43,8 +49,18 @@ Examples:
     pcfuzz conform --contract anthropic-messages --adapter mypkg.stream:adapter
     pcfuzz conform --contract openai-chat --adapter ./my_parser.py:parse --input sse
 
+The budget bounds the whole run, shrinking included: when it is spent the
+search stops and each finding is reported with the smallest stream found so far.
+Every distinct root cause is reported once, as soon as it is found (progress on
+standard error); Ctrl-C or SIGTERM ends the run with the report of what it found.
+The adapter runs in a worker process, each call under --adapter-timeout, its
+output captured (shown in the finding, never mixed into --json).
+
 Exit status: 0 no violation; 1 a violation; 2 usage error (the adapter cannot
-be imported or called, an unknown contract or family)."""
+be imported, or cannot run the contract's golden stream: wrong return shape, a
+class, an exception; an unknown contract or family; a budget that is not a
+positive number); 3 incomplete (stopped by a signal, or a family ran no example)
+with nothing found."""
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -58,9 +74,15 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--input", choices=INPUTS, default="events",
                    help="what the adapter receives: the decoded event list (default) or the "
                         "raw SSE bytes of the turn")
-    p.add_argument("--budget", type=seconds_or_zero, default=60.0, metavar="S",
-                   help="seconds shared by the scenario families (default 60); 0 runs one "
-                        "hypothesis run per family at the loaded profile's max_examples")
+    p.add_argument("--budget", type=seconds, metavar="S",
+                   help=f"seconds for the whole run, shrinking included (default "
+                        f"{DEFAULT_BUDGET_S:g} unless --max-examples is given)")
+    p.add_argument("--max-examples", type=count, metavar="N",
+                   help="examples per family instead of a time budget (with --budget too: "
+                        "whichever ends first)")
+    p.add_argument("--adapter-timeout", type=seconds, default=DEFAULT_TIMEOUT_S, metavar="S",
+                   help=f"seconds one adapter call may take (default {DEFAULT_TIMEOUT_S:g}); "
+                        "a call that takes longer is stopped and is a finding")
     p.add_argument("--strict", action="store_true",
                    help="also fail on this project's strictness policy (unknown fields, "
                         "usage regression, envelope drift), not only safety and correct output")
@@ -70,7 +92,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    help="seed hypothesis: the same streams on every run (default: random, "
                         "or derandomized when the CI variable is set)")
     p.add_argument("--json", action="store_true",
-                   help="print the report as one JSON object instead of text")
+                   help="print the report as one JSON object instead of text (findings are "
+                        "still shown on standard error as they are found)")
     p.add_argument("--regressions", metavar="DIR", default=DEFAULT_REGRESSIONS,
                    help="where minimal failing streams are saved and replayed from first "
                         f"(default ./{DEFAULT_REGRESSIONS}); 'none' disables")
@@ -92,17 +115,45 @@ def run(args: argparse.Namespace) -> int:
         configuration.set_hypothesis_home_dir(previous)
 
 
+def _write(stream: Any, text: str) -> None:
+    """Write ``text`` whatever the stream's encoding (a lone surrogate in a stream is
+    shown escaped, never an error that loses the report)."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    stream.write(text.encode(encoding, "backslashreplace").decode(encoding) + "\n")
+    stream.flush()
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    raise Stopped("SIGTERM")
+
+
 def _run(args: argparse.Namespace) -> int:
     adapter = load_adapter(args.adapter)
     regressions = None if args.regressions == "none" else Path(args.regressions)
-    report = conform(
-        adapter, args.contract, input=args.input, strict=args.strict,
-        budget_s=args.budget if args.budget > 0 else None, families=args.family,
-        regressions=regressions, adapter_name=args.adapter, seed=args.seed,
-        progress=lambda message: print(f"conform: {message}", file=sys.stderr, flush=True),
-    )
+    budget = args.budget
+    if budget is None and args.max_examples is None:
+        budget = DEFAULT_BUDGET_S
+    shown = {"n": 0}
+
+    def show(finding: Finding) -> None:
+        shown["n"] += 1
+        _write(sys.stderr if args.json else sys.stdout, finding.text(shown["n"]) + "\n")
+
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        report = conform(
+            adapter, args.contract, input=args.input, strict=args.strict, budget_s=budget,
+            max_examples=args.max_examples, families=args.family, regressions=regressions,
+            adapter_name=args.adapter, seed=args.seed, adapter_timeout_s=args.adapter_timeout,
+            reference=args.adapter, on_finding=show,
+            progress=lambda message: _write(sys.stderr, f"conform: {message}"),
+        )
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     if args.json:
-        print(json.dumps(report.to_json(), indent=1, ensure_ascii=False))
+        _write(sys.stdout, json.dumps(report.to_json(), indent=1, ensure_ascii=True))
     else:
-        print(report.text())
-    return EXIT_FINDING if report.failed else EXIT_CLEAN
+        _write(sys.stdout, report.text(findings=False))
+    if report.failed:
+        return EXIT_FINDING
+    return EXIT_CLEAN if report.complete else EXIT_INCOMPLETE

@@ -9,6 +9,7 @@ from typing import Any
 
 from pcfuzz.cli.common import add_command, jobs, layout_of, require_harness, seconds
 from pcfuzz.errors import UsageError
+from pcfuzz.nightly.adapters import AdapterSpec, parse_adapter, read_config
 from pcfuzz.nightly.pipeline import NightlyOptions, run_nightly
 from pcfuzz.nightly.plan import default_jobs
 from pcfuzz.nightly.shard import Shard, parse_shard
@@ -21,10 +22,17 @@ suite under the nightly hypothesis profile, measure coverage of the contracts,
 run a sample of mutants, minimize the working corpora, and write the report
 directory (summary.json, summary.md, junit.xml, one SVG plot per target).
 
+Your own parsers join the night with --adapter CONTRACT=MODULE:FUNCTION
+(CONTRACT:sse=... for an adapter that takes the raw SSE bytes; repeatable), or
+with the adapters list of ./pcfuzz.toml's [nightly] table or ./pyproject.toml's
+[tool.pcfuzz.nightly] table: each gets the conformance kit's families in the
+property phase and a byte-level fuzz target with the contract's own parser as
+the oracle, both reported per adapter (docs/conformance.md, "In the nightly").
+
 Exit status: 0 clean (everything planned ran, nothing found); 1 a finding (a
-new crash, a failing property test); 2 usage error; 3 incomplete (a target
-executed nothing, tests were not collected or not run, a phase did less than
-planned): summary.md opens with the reasons."""
+new crash, a failing property test or adapter kit test); 2 usage error; 3
+incomplete (a target executed nothing, tests were not collected or not run, a
+phase did less than planned): summary.md opens with the reasons."""
 
 
 def _shard(text: str) -> Shard:
@@ -68,10 +76,29 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    help="run the mutants phase (default: on from a 300 s budget)")
     p.add_argument("--history", help="JSON-lines file each night's summary is appended to "
                    "(default: REPORT/../history.jsonl)")
+    p.add_argument("--adapter", action="append", metavar="CONTRACT=MODULE:FUNCTION",
+                   help="a parser of your own (as pcfuzz conform --adapter; CONTRACT:sse=... "
+                   "when it takes SSE bytes): the kit in the property phase and a byte-level "
+                   "fuzz target, reported per adapter (repeatable; default: the adapters of "
+                   "./pcfuzz.toml [nightly] or ./pyproject.toml [tool.pcfuzz.nightly])")
+    p.add_argument("--config", metavar="FILE",
+                   help="read the adapters from this pcfuzz.toml or pyproject.toml")
     p.add_argument("--shard", metavar="I/N", type=_shard,
                    help="run shard I of N: the targets, property tests and mutants whose "
                    "name hashes to it (join the shards' reports with pcfuzz report merge)")
     return p
+
+
+def _adapters(args: argparse.Namespace) -> list[AdapterSpec]:
+    """The command line's adapters, else the configuration's; each must import."""
+    from pcfuzz.conform.loader import load_adapter
+
+    declared = args.adapter or read_config(Path.cwd(), Path(args.config) if args.config
+                                           else None)
+    adapters = [parse_adapter(text) for text in declared]
+    for adapter in adapters:
+        load_adapter(adapter.function)  # a usage error (exit 2) now, not a failed night
+    return adapters
 
 
 def run(args: argparse.Namespace) -> int:
@@ -91,6 +118,8 @@ def run(args: argparse.Namespace) -> int:
         coverage=not args.no_coverage,
         mutants=args.mutants,
         history=Path(args.history).resolve() if args.history else None,
+        adapters=_adapters(args),
+        adapter_root=Path.cwd(),
         shard=args.shard,
     )
     return run_nightly(layout_of(args), opts)

@@ -5,461 +5,226 @@ An *adapter* is a plain function ``adapter(events) -> [{"call_id": str, "name": 
 "arguments": dict}, ...]``: the calls the parser under test would execute, given the
 whole list of events of one turn (``input="events"``: the decoded events in the
 shapes ``pcfuzz.contracts.<provider>.parse_events`` takes) or the raw SSE bytes of
-the turn (``input="sse"``). Raising any exception means the parser rejected the
-stream. Scenarios and their labels come from ``pcfuzz.strategies.conformance``;
-each family is one hypothesis run, so a violation is shrunk to a minimal stream,
-reported (JSON lines and SSE bytes, what was expected, what the parser did) and
-saved to the regression directory, which later runs replay first. The command is
-``pcfuzz conform`` (:mod:`pcfuzz.cli.conform`); the pytest helper is
+the turn (``input="sse"``). Raising any ``Exception`` means the parser rejected the
+stream.
+
+A run (:func:`conform`): the adapter is checked on the contract's golden stream
+(:mod:`pcfuzz.conform.validate`: a usage error when it cannot run at all), the saved
+regressions are replayed, then every scenario family is searched
+(:mod:`pcfuzz.conform.search`) until its share of the budget is spent, keeping every
+distinct root cause (:mod:`pcfuzz.conform.explain`), each shrunk as far as the time
+allows, reported (:mod:`pcfuzz.conform.report`) and saved the moment its batch ends
+(:mod:`pcfuzz.conform.regressions`). The adapter is called contained
+(:mod:`pcfuzz.conform.sandbox`): a per-call timeout, its output captured, whatever
+it raises or does to its process turned into a finding. The command is ``pcfuzz
+conform`` (:mod:`pcfuzz.cli.conform`); the pytest helper is
 :func:`pcfuzz.conform.pytest_plugin.pcfuzz_conformance`.
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib
-import importlib.util
 import json
-import sys
+import math
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pcfuzz import files
+from pcfuzz.conform.explain import explain
+from pcfuzz.conform.loader import Adapter, load_adapter
+from pcfuzz.conform.regressions import REGRESSION_FORMAT, regression_scenarios, save_regression
+from pcfuzz.conform.report import FamilyResult, Finding, Replayed, Report
+from pcfuzz.conform.sandbox import DEFAULT_TIMEOUT_S, Outcome, Sandbox
+from pcfuzz.conform.search import Hit, Search, TimeUp, sse_bytes, verdict, warm_up
+from pcfuzz.conform.validate import validate_adapter
 from pcfuzz.errors import UsageError
 
 __all__ = [
     "Adapter",
-    "UsageError",
-    "Finding",
-    "FamilyResult",
-    "Report",
-    "load_adapter",
-    "conform",
-    "replay_regressions",
-    "run_scenario",
-    "finding_for",
-    "save_regression",
-    "run_family",
     "DEFAULT_REGRESSIONS",
+    "DEFAULT_TIMEOUT_S",
+    "FamilyResult",
+    "Finding",
+    "HEARTBEAT_S",
+    "HYPOTHESIS_HOME",
     "INPUTS",
+    "REGRESSION_FORMAT",
+    "Report",
+    "Stopped",
+    "UsageError",
+    "check_family",
+    "check_positive",
+    "conform",
+    "finding_for",
+    "load_adapter",
+    "regression_scenarios",
+    "replay_regressions",
+    "save_regression",
+    "explain",
+    "run_scenario",
+    "sse_bytes",
+    "verdict",
 ]
 
-Adapter = Callable[[Any], Any]
 INPUTS = ("events", "sse")
-REGRESSION_FORMAT = "pcfuzz-conform-regression/1"
 DEFAULT_REGRESSIONS = "conform-regressions"
 #: Where hypothesis keeps its own cache (constants, unicode data) during ``pcfuzz
 #: conform``, relative to the current directory, beside pcfuzz's other work files:
 #: hypothesis would otherwise create ``.hypothesis/`` in the user's directory. The
 #: ``HYPOTHESIS_STORAGE_DIRECTORY`` variable, when set, wins.
 HYPOTHESIS_HOME = Path(".pcfuzz") / "hypothesis"
+#: Seconds between progress lines while one family runs (a slow adapter, a large
+#: profile, a long shrink); a line is printed at the end of every family anyway.
+HEARTBEAT_S = 10.0
 
 
-class _Violation(AssertionError):
-    pass
+class Stopped(KeyboardInterrupt):
+    """A signal stopped the run (``pcfuzz conform`` turns SIGTERM into this): like
+    Ctrl-C, the run ends and reports what it found. ``args[0]``: the signal's name."""
 
 
-def load_adapter(spec: str) -> Adapter:
-    """``module:function`` or ``path/to/file.py:function`` (dots in the function
-    part walk attributes). The current directory is importable."""
-    module_name, sep, attr = spec.rpartition(":")
-    if not sep or not module_name or not attr:
-        raise UsageError(f"--adapter must be module:function, got {spec!r}")
-    if "" not in sys.path and str(Path.cwd()) not in sys.path:
-        sys.path.insert(0, str(Path.cwd()))
-    try:
-        if module_name.endswith(".py") or "/" in module_name:
-            path = Path(module_name)
-            if not path.is_file():
-                raise UsageError(f"adapter file {module_name!r} does not exist")
-            name = "_pcfuzz_adapter_" + hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:8]
-            loader_spec = importlib.util.spec_from_file_location(name, path)
-            if loader_spec is None or loader_spec.loader is None:
-                raise UsageError(f"cannot import {module_name!r}")
-            module = importlib.util.module_from_spec(loader_spec)
-            sys.modules[name] = module
-            loader_spec.loader.exec_module(module)
-        else:
-            module = importlib.import_module(module_name)
-    except UsageError:
-        raise
-    except Exception as exc:
-        raise UsageError(f"cannot import {module_name!r}: {type(exc).__name__}: {exc}") from exc
-    target: Any = module
-    for part in attr.split("."):
-        if not hasattr(target, part):
-            raise UsageError(f"{module_name!r} has no attribute {attr!r}")
-        target = getattr(target, part)
-    if not callable(target):
-        raise UsageError(f"{spec!r} is not callable")
-    adapter: Adapter = target
-    return adapter
-
-
-# --------------------------------------------------------------------- one scenario
-
-
-def sse_bytes(contract: str, events: list[Any]) -> bytes:
-    """The stream as its API frames it on the wire (LF, one ``data:`` line per event)."""
-    from pcfuzz.strategies.sse import render_api_events
-
-    return render_api_events(contract, events)
-
-
-def run_scenario(adapter: Adapter, scenario: Any, input: str = "events") -> Any:
-    """What the adapter returned, or the exception it raised (copied input: the
-    adapter cannot change the scenario)."""
-    payload: Any
-    if input == "sse":
-        payload = sse_bytes(scenario.contract, scenario.events)
-    else:
-        payload = json.loads(json.dumps(scenario.events))
-    try:
-        return adapter(payload)
-    except Exception as exc:  # any exception: the parser rejected the stream
-        return exc
-
-
-def _describe(outcome: Any) -> str:
-    if isinstance(outcome, BaseException):
-        text = str(outcome)
-        return f"rejected the stream: {type(outcome).__name__}: {text[:300]}"
-    try:
-        shown = json.dumps(outcome, ensure_ascii=False, default=repr)
-    except (TypeError, ValueError):
-        shown = repr(outcome)
-    count = len(outcome) if isinstance(outcome, (list, tuple)) else "?"
-    return f"returned {count} call(s): {shown[:2000]}"
-
-
-# --------------------------------------------------------------------- results
-
-
-@dataclass
-class Finding:
-    """One violated invariant with its minimal stream."""
-
-    contract: str
-    family: str
-    mutation: str
-    label: str
-    invariant: str
-    expected: str
-    got: str
-    events: list[Any]
-    sse: str | None
-    origin: str = "generated"  # or "regression"
-    saved: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "contract": self.contract, "family": self.family, "mutation": self.mutation,
-            "label": self.label, "invariant": self.invariant, "expected": self.expected,
-            "got": self.got, "events": self.events, "sse": self.sse, "origin": self.origin,
-            "saved": self.saved,
-        }
-
-    def text(self, number: int) -> str:
-        lines = [
-            f"VIOLATION {number}: [{self.family}] {self.mutation} ({self.label}"
-            + (", replayed regression" if self.origin == "regression" else "") + ")",
-            f"  invariant: {self.invariant}",
-            f"  expected:  {self.expected}",
-            f"  got:       {self.got}",
-            f"  minimal stream ({len(self.events)} events, JSON lines):",
-        ]
-        lines += ["    " + json.dumps(e, ensure_ascii=False) for e in self.events]
-        if self.sse is not None:
-            lines.append("  as SSE bytes:")
-            lines += ["    " + line for line in self.sse.rstrip("\n").split("\n")] if self.sse else [
-                "    (empty)"]
-        if self.saved:
-            lines.append(f"  saved: {self.saved}")
-        return "\n".join(lines)
-
-
-@dataclass
-class FamilyResult:
-    family: str
-    labels: list[str]
-    examples: int
-    seconds: float
-    violation: bool
-    note: str = ""
-
-
-@dataclass
-class Report:
-    contract: str
-    adapter: str
-    input: str
-    strict: bool
-    families: list[FamilyResult] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    regressions_replayed: int = 0
-    regressions_fixed: int = 0
-    seconds: float = 0.0
-
-    @property
-    def failed(self) -> bool:
-        return bool(self.findings)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "contract": self.contract, "adapter": self.adapter, "input": self.input,
-            "strict": self.strict, "seconds": round(self.seconds, 2),
-            "regressions": {"replayed": self.regressions_replayed,
-                            "passing": self.regressions_fixed},
-            "families": [
-                {"family": f.family, "labels": f.labels, "examples": f.examples,
-                 "seconds": round(f.seconds, 2),
-                 "result": "violation" if f.violation else "ok", "note": f.note}
-                for f in self.families
-            ],
-            "violations": [f.to_json() for f in self.findings],
-        }
-
-    def text(self) -> str:
-        mode = "strict (safety + strictness)" if self.strict else "default (safety + correct output)"
-        out = [f"pcfuzz conform: {self.contract} against {self.adapter} "
-               f"(input {self.input}, checks {mode})"]
-        out.append(f"regressions replayed: {self.regressions_replayed} "
-                   f"({self.regressions_fixed} passing)")
-        if self.families:
-            width = max(len(f.family) for f in self.families)
-            out.append(f"  {'family':<{width}}  {'labels':<24}  {'examples':>8}  result")
-            for f in self.families:
-                result = "VIOLATION" if f.violation else "ok"
-                if f.note:
-                    result += f" ({f.note})"
-                out.append(f"  {f.family:<{width}}  {'+'.join(f.labels):<24}  "
-                           f"{f.examples:>8}  {result}")
-        for n, finding in enumerate(self.findings, start=1):
-            out.append("")
-            out.append(finding.text(n))
-        out.append("")
-        verdict = (f"{len(self.findings)} violation(s)" if self.findings else "no violations")
-        out.append(f"{verdict} in {self.seconds:.1f}s")
-        return "\n".join(out)
-
-
-# --------------------------------------------------------------------- regressions
-
-
-def _regression_dir(root: Path, contract: str) -> Path:
-    return root / contract
-
-
-def save_regression(root: Path, scenario: Any, finding: Finding) -> Path:
-    """Write ``<root>/<contract>/<family>-<hash>.json`` (+ ``.jsonl`` and ``.sse``)."""
-    directory = _regression_dir(root, scenario.contract)
-    directory.mkdir(parents=True, exist_ok=True)
-    body = json.dumps(scenario.to_json(), sort_keys=True, ensure_ascii=False)
-    digest = hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-    path = directory / f"{scenario.family}-{digest}.json"
-    document = {"format": REGRESSION_FORMAT, **scenario.to_json(),
-                "invariant": finding.invariant, "expected_text": finding.expected,
-                "got": finding.got}
-    path.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    path.with_suffix(".jsonl").write_text(
-        "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in scenario.events),
-        encoding="utf-8")
-    if finding.sse is not None:
-        path.with_suffix(".sse").write_text(finding.sse, encoding="utf-8")
-    return path
-
-
-def regression_scenarios(root: Path | None, contract: str) -> Iterator[tuple[Path, Any]]:
-    """Saved scenarios of ``contract``, oldest name first. A saved scenario is data
-    only (events, calls, expectations: nothing in it names code); a file that is not
-    one is skipped, and one of this format that is malformed is a usage error naming
-    the file (it would otherwise be a regression silently lost)."""
-    from pcfuzz.strategies.conformance import EXPECTATIONS, Scenario
-
-    if root is None:
+def check_positive(value: float | None, what: str) -> None:
+    """A budget or timeout must be a finite number of seconds above zero."""
+    if value is None:
         return
-    directory = _regression_dir(root, contract)
-    if not directory.is_dir():
-        return
-    for path in sorted(directory.glob("*.json")):
-        try:
-            data = files.read_json(path, what="conform regression")
-        except UsageError:
-            continue  # not JSON, not a regular file: not a saved scenario
-        if not isinstance(data, dict) or data.get("format") != REGRESSION_FORMAT:
-            continue
-        expected = (*EXPECTATIONS, None)
-        if not (all(isinstance(data.get(k), str) for k in ("family", "mutation", "label"))
-                and data.get("contract") == contract
-                and isinstance(data.get("events"), list)
-                and isinstance(data.get("calls"), list)
-                and all(isinstance(c, dict) for c in data["calls"])
-                and data.get("expect") in expected and data.get("strict_expect") in expected):
-            raise UsageError(f"saved scenario {files.shown(path)} is malformed: it needs "
-                             f"contract {contract!r}, family, mutation and label (strings), "
-                             "events and calls (lists) and known expectations; fix or "
-                             "delete it")
-        yield path, Scenario.from_json(data)
+    if type(value) not in (int, float) or not math.isfinite(value) or value <= 0:
+        raise UsageError(f"{what} must be a finite number of seconds above 0, got {value!r}")
 
 
-def finding_for(scenario: Any, outcome: Any, problem: str, input: str, strict: bool,
-             origin: str = "generated") -> Finding:
+# --------------------------------------------------------------------- findings
+
+
+def finding_for(hit: Hit, input: str, strict: bool, origin: str = "generated") -> Finding:
+    """The finding of one failing example."""
     from pcfuzz.strategies.conformance import EXPECTED_TEXT
 
+    scenario = hit.scenario
     expect = scenario.expectation(strict)
-    expected = EXPECTED_TEXT.get(expect, str(expect))
+    expected = EXPECTED_TEXT.get(expect, str(expect)) if expect else "(not checked)"
     if expect in ("calls", "nothing_or_calls"):
         expected += ": " + json.dumps(scenario.calls, ensure_ascii=False)[:2000]
     try:
         sse: str | None = sse_bytes(scenario.contract, scenario.events).decode("utf-8")
     except (UnicodeError, TypeError, KeyError, ValueError):
         sse = None
+    why = hit.explanation
     return Finding(scenario.contract, scenario.family, scenario.mutation, scenario.label,
-                   problem, expected, _describe(outcome), scenario.events, sse, origin)
+                   hit.problem, expected, hit.outcome.describe(), scenario.events, sse,
+                   origin, rule=why.rule, unsafe_at=why.unsafe_at, diff=list(why.diff),
+                   fix=why.fix, key=why.key, output=hit.outcome.output, note=hit.note)
 
 
 def replay_regressions(adapter: Adapter, contract: str, root: Path | None, *,
                        input: str = "events", strict: bool = False,
                        ) -> tuple[list[Finding], int, int]:
-    """Run every saved scenario first: ``(findings, replayed, passing)``."""
-    from pcfuzz.strategies.conformance import check
-
-    findings: list[Finding] = []
-    replayed = passing = 0
-    for path, scenario in regression_scenarios(root, contract):
-        if scenario.expectation(strict) is None:
-            continue
-        replayed += 1
-        outcome = run_scenario(adapter, scenario, input)
-        problem = check(scenario, outcome, strict=strict)
-        if problem is None:
-            passing += 1
-            continue
-        finding = finding_for(scenario, outcome, problem, input, strict, origin="regression")
-        finding.saved = str(path)
-        findings.append(finding)
-    return findings, replayed, passing
+    """Run every saved scenario: ``(findings, replayed, passing)``, one finding per
+    root cause (another file of the same cause counts under its "also found by")."""
+    report = Report(contract, "adapter", input, strict)
+    with Sandbox(adapter) as sandbox:
+        search = Search(sandbox, contract, input, strict)
+        _replay(search, contract, root, None, report, report.findings.append)
+    return report.findings, report.regressions_replayed, report.regressions_fixed
 
 
 # --------------------------------------------------------------------- one family
 
 
-def run_family(adapter: Adapter, contract: str, family: str, *, input: str = "events",
-               strict: bool = False, max_examples: int | None = None,
-               derandomize: bool | None = None,
-               tick: Callable[[int, bool], None] | None = None,
-               seed: int | None = None,
-               ) -> tuple[tuple[Any, Any, str] | None, int]:
-    """One hypothesis run of one family: ``((scenario, outcome, problem) | None,
-    examples)``. A violation is shrunk; the tuple is the minimal failing example.
-    ``tick(examples, shrinking)`` is called after every example (progress);
-    ``seed`` makes the run reproducible (hypothesis' ``@seed``)."""
-    from hypothesis import HealthCheck, Phase, Verbosity, assume, given, settings
-    from hypothesis import seed as with_seed
-    from hypothesis.errors import Unsatisfiable
-
-    from pcfuzz.strategies.conformance import check, scenarios
-
-    state: dict[str, Any] = {"last": None, "runs": 0}
-    # settings.default is typed Optional; hypothesis always has a loaded profile.
-    base = settings.default or settings.get_profile("default")
-    run_settings = settings(
-        base,
-        max_examples=max_examples if max_examples is not None else base.max_examples,
-        derandomize=(False if seed is not None
-                     else base.derandomize if derandomize is None else derandomize),
-        database=None,
-        deadline=None,
-        phases=(Phase.explicit, Phase.generate, Phase.shrink),
-        suppress_health_check=list(HealthCheck),
-        report_multiple_bugs=False,
-        verbosity=Verbosity.quiet,
-        print_blob=False,
-    )
-
-    @run_settings
-    @given(scenarios(contract, family, strict=strict))
-    def family_test(scenario: Any) -> None:
-        if input == "sse":
-            try:
-                sse_bytes(contract, scenario.events)
-            except (UnicodeError, TypeError, KeyError, ValueError):
-                assume(False)  # not representable as UTF-8 SSE (lone surrogates)
-        state["runs"] += 1
-        outcome = run_scenario(adapter, scenario, input)
-        problem = check(scenario, outcome, strict=strict)
-        if problem is not None:
-            state["last"] = (scenario, outcome, problem)
-        if tick is not None:
-            tick(state["runs"], state["last"] is not None)
-        if problem is not None:
-            raise _Violation(problem)
-
-    if seed is not None:
-        family_test = with_seed(seed)(family_test)
-    try:
-        family_test()
-    except _Violation:
-        return state["last"], state["runs"]
-    except Unsatisfiable:
-        return None, state["runs"]
-    except Exception as exc:  # hypothesis' Flaky: a nondeterministic adapter
-        if type(exc).__name__ in ("Flaky", "FlakyFailure") and state["last"] is not None:
-            scenario, outcome, problem = state["last"]
-            return (scenario, outcome, problem + " (the adapter is not deterministic: "
-                    "the same stream gave different outcomes)"), state["runs"]
-        raise
-    return None, state["runs"]
-
-
-# --------------------------------------------------------------------- whole run
-
-#: Seconds between progress lines while one family runs (a slow adapter, a large
-#: profile, a long shrink); a line is printed at the end of every family anyway.
-HEARTBEAT_S = 10.0
-
-
 class _Heartbeat:
-    """A ``tick`` for :func:`run_family` that says where a long family stands, at
-    most every :data:`HEARTBEAT_S` seconds. ``offset``: examples of earlier batches."""
+    """A ``tick`` for a family's search that says where a long family stands, at most
+    every :data:`HEARTBEAT_S` seconds."""
 
     def __init__(self, say: Callable[[str], None], label: str) -> None:
         self.say, self.label = say, label
         self.started = self.last = time.monotonic()
-        self.offset = 0
 
     def __call__(self, runs: int, shrinking: bool) -> None:
         now = time.monotonic()
         if now - self.last >= HEARTBEAT_S:
             self.last = now
             doing = "violation found, shrinking it" if shrinking else "running"
-            self.say(f"{self.label}: {doing}, {self.offset + runs} examples, "
-                     f"{now - self.started:.0f}s")
+            self.say(f"{self.label}: {doing}, {runs} examples, {now - self.started:.0f}s")
+
+
+def check_family(adapter: Adapter, contract: str, family: str, *, input: str = "events",
+                 strict: bool = False, max_examples: int | None = None,
+                 budget_s: float | None = None, regressions: Path | None = None,
+                 adapter_timeout_s: float = DEFAULT_TIMEOUT_S,
+                 seed: int | None = None) -> tuple[list[Finding], list[Replayed], int]:
+    """One family for the pytest helper: the adapter checked on the golden stream,
+    the family's saved regressions replayed, then its search (``max_examples``
+    examples, or ``budget_s`` seconds, whichever ends first). Returns ``(findings,
+    replayed regressions, examples)``; new findings are saved to ``regressions``."""
+    check_positive(budget_s, "the budget")
+    check_positive(adapter_timeout_s, "the adapter timeout")
+    with Sandbox(adapter, timeout_s=adapter_timeout_s) as sandbox:
+        start = time.monotonic()
+        deadline = None if budget_s is None else start + budget_s
+        validate_adapter(sandbox, contract, input, getattr(adapter, "__name__", "adapter"))
+        search = Search(sandbox, contract, input, strict)
+        replays: list[Replayed] = []
+        findings: list[Finding] = []
+        for path, scenario in regression_scenarios(regressions, contract):
+            if scenario.family != family or scenario.expectation(strict) is None:
+                continue
+            hit = search.evaluate(scenario, deadline)
+            replays.append(Replayed(str(path), hit is None,
+                                    "" if hit is None else hit.explanation.rule))
+            if hit is not None and hit.explanation.key not in search.known:
+                search.known[hit.explanation.key] = hit
+                finding = finding_for(hit, input, strict, origin="regression")
+                finding.saved = str(path)
+                findings.append(finding)
+        if max_examples is None and deadline is None:
+            from hypothesis import settings
+
+            max_examples = (settings.default or settings.get_profile("default")).max_examples
+        examples, hits, _ = search.family(family, deadline=deadline,
+                                          max_examples=max_examples, seed=seed)
+        for hit in hits:
+            finding = finding_for(hit, input, strict)
+            if regressions is not None:
+                finding.saved = str(save_regression(regressions, hit.scenario, finding))
+            findings.append(finding)
+        for finding in findings:
+            finding.also = dict(search.also.get(finding.key, {}))
+    return findings, replays, examples
+
+
+# --------------------------------------------------------------------- whole run
 
 
 def conform(adapter: Adapter, contract: str, *, input: str = "events", strict: bool = False,
             budget_s: float | None = None, families: list[str] | None = None,
             regressions: Path | None = None, adapter_name: str = "adapter",
             progress: Callable[[str], None] | None = None, batch: int = 100,
-            max_examples: int | None = None, seed: int | None = None) -> Report:
-    """Replay saved regressions, then run every family.
+            max_examples: int | None = None, seed: int | None = None,
+            adapter_timeout_s: float = DEFAULT_TIMEOUT_S, reference: str | None = None,
+            isolation: str = "auto",
+            on_finding: Callable[[Finding], None] | None = None) -> Report:
+    """Check the adapter, replay saved regressions, then search every family.
 
-    ``budget_s``: seconds shared evenly by the families, each running hypothesis
-    batches of ``batch`` examples until its share is spent or a violation is found
-    (at least one batch); ``None``: one run per family with the loaded hypothesis
-    profile's ``max_examples`` (or ``max_examples``). New findings are saved to
-    ``regressions``. ``seed``: the same examples on every run (batch ``n`` of a
-    budgeted family uses ``seed + n``).
+    ``budget_s``: seconds for the whole run (start-up, regressions, searching and
+    shrinking included), shared by the families (each gets the time left over the
+    families left); ``max_examples``: examples per family (with a budget too,
+    whichever ends first); neither: the loaded hypothesis profile's
+    ``max_examples`` per family. Every distinct root cause is kept, shrunk as far as
+    the time allows, saved to ``regressions`` and passed to ``on_finding`` as soon
+    as its batch ends. ``seed``: the same examples on every run. A Ctrl-C (or
+    :class:`Stopped`) ends the run: the report of what it found is returned with
+    ``interrupted`` set. Raises :class:`UsageError` for bad arguments and an adapter
+    that cannot run the contract's golden stream.
     """
+    start = time.monotonic()
     from pcfuzz.strategies import conformance as kit
 
     if contract not in kit.CONTRACTS:
         raise UsageError(f"unknown contract {contract!r}; known: {', '.join(kit.CONTRACTS)}")
     if input not in INPUTS:
         raise UsageError(f"unknown input {input!r}; known: {', '.join(INPUTS)}")
+    check_positive(budget_s, "the budget")
+    check_positive(adapter_timeout_s, "the adapter timeout")
+    if max_examples is not None and (type(max_examples) is not int or max_examples < 1):
+        raise UsageError(f"max_examples must be a whole number above 0, got {max_examples!r}")
     known = kit.families(contract, strict=True)
     chosen = families or kit.families(contract, strict=strict)
     for name in chosen:
@@ -467,58 +232,136 @@ def conform(adapter: Adapter, contract: str, *, input: str = "events", strict: b
             raise UsageError(f"{contract} has no family {name!r}; known: {', '.join(known)}")
         if not strict and name not in kit.families(contract, strict=False):
             raise UsageError(f"family {name!r} holds only strictness checks: add --strict")
-    say = progress or (lambda _message: None)
-    start = time.monotonic()
-    if budget_s is not None:
-        plan = f"{budget_s:g}s shared, batches of {batch} examples"
-    else:
+    if budget_s is None and max_examples is None:
         from hypothesis import settings
 
-        loaded = settings.default or settings.get_profile("default")
-        plan = f"{max_examples or loaded.max_examples} examples each"
-    say(f"{len(chosen)} famil{'y' if len(chosen) == 1 else 'ies'} to run ({plan})")
-    report = Report(contract, adapter_name, input, strict)
-    found, replayed, passing = replay_regressions(adapter, contract, regressions, input=input,
-                                                  strict=strict)
-    report.findings += found
-    report.regressions_replayed, report.regressions_fixed = replayed, passing
-    if replayed:
-        say(f"replayed {replayed} saved regression(s): {len(found)} still failing")
-    failed_families = {f.family for f in found}
-    for number, name in enumerate(chosen, start=1):
-        family_start = time.monotonic()
-        examples = 0
-        result: tuple[Any, Any, str] | None = None
-        tick = _Heartbeat(say, f"[{number}/{len(chosen)}] {name}")
-        if budget_s is None:
-            result, examples = run_family(adapter, contract, name, input=input, strict=strict,
-                                          max_examples=max_examples, tick=tick, seed=seed)
-        else:
-            share = budget_s / len(chosen)
-            batches = 0
-            while True:
-                result, runs = run_family(
-                    adapter, contract, name, input=input, strict=strict, max_examples=batch,
-                    derandomize=False, tick=tick,
-                    seed=None if seed is None else seed + batches)
-                batches += 1
-                examples += runs
-                tick.offset = examples
-                if result is not None or time.monotonic() - family_start >= share:
-                    break
-        seconds = time.monotonic() - family_start
-        note = ""
-        if result is not None:
-            scenario, outcome, problem = result
-            finding = finding_for(scenario, outcome, problem, input, strict)
-            if regressions is not None:
-                finding.saved = str(save_regression(regressions, scenario, finding))
-            report.findings.append(finding)
-        elif name in failed_families:
-            note = "a saved regression still fails"
-        report.families.append(FamilyResult(name, kit.family_labels(contract, name), examples,
-                                            seconds, result is not None or bool(note), note))
-        say(f"[{number}/{len(chosen)}] {name}: {examples} examples, "
-            f"{'VIOLATION' if result is not None else 'ok'} ({seconds:.1f}s)")
+        max_examples = (settings.default or settings.get_profile("default")).max_examples
+    say = progress or (lambda _message: None)
+    end = None if budget_s is None else start + budget_s
+    plan = " and ".join(p for p in (f"{budget_s:g}s budget" if budget_s else "",
+                                    f"{max_examples} examples per family" if max_examples
+                                    else "") if p)
+    report = Report(contract, adapter_name, input, strict, plan=plan)
+    sandbox = Sandbox(adapter, reference=reference, timeout_s=adapter_timeout_s,
+                      isolation=isolation)
+    search = Search(sandbox, contract, input, strict, say=say)
+    reported: set[str] = set()
+
+    def emit(finding: Finding) -> None:
+        reported.add(finding.key)
+        report.findings.append(finding)
+        if on_finding is not None:
+            on_finding(finding)
+
+    def found(hit: Hit) -> None:
+        finding = finding_for(hit, input, strict)
+        if regressions is not None:
+            finding.saved = str(save_regression(regressions, hit.scenario, finding))
+        emit(finding)
+
+    number, name = 0, ""
+    try:
+        say(f"{len(chosen)} famil{'y' if len(chosen) == 1 else 'ies'} to run ({plan})")
+        validate_adapter(sandbox, contract, input, adapter_name,
+                         None if end is None else end - time.monotonic())
+        report.isolation = ("in a worker process (per-call timeout "
+                            f"{adapter_timeout_s:g}s, output captured)"
+                            if sandbox.mode == "process" else sandbox.note)
+        replays = _replay(search, contract, regressions, end, report, emit)
+        if replays:
+            say(report.replay_lines()[0] + "".join(
+                f"\n  still failing: {r.path}: {r.rule}" for r in replays if not r.passing))
+        took = warm_up(contract, chosen[0], strict)
+        if took >= 1.0:
+            say(f"hypothesis built its caches in {took:.1f}s (kept for later runs in this "
+                "directory)")
+        for number, name in enumerate(chosen, start=1):
+            _one_family(search, name, number, len(chosen), end, max_examples, batch, seed,
+                        report, found, say)
+            if sandbox.refused:
+                report.incomplete.append(f"stopped after {name}: {sandbox.refused}")
+                break
+    except TimeUp as exc:
+        report.incomplete.append(str(exc) if exc.args else "the budget ran out during the "
+                                 "regressions' replay")
+    except KeyboardInterrupt as exc:
+        why = exc.args[0] if isinstance(exc, Stopped) and exc.args else "SIGINT (Ctrl-C)"
+        report.interrupted = (f"stopped by {why} after {time.monotonic() - start:.0f}s"
+                              + (f", during family {name}" if name else ""))
+        say(f"{report.interrupted}: reporting what was found")
+    finally:
+        sandbox.close()
+    for key, hit in search.known.items():  # found by a batch that was cut short
+        if key not in reported:
+            hit.note = hit.note or "interrupted while shrinking: may not be minimal"
+            found(hit)
+    for finding in report.findings:
+        finding.also = dict(search.also.get(finding.key, {}))
+    ran = {f.family for f in report.families}
+    report.incomplete += [f"family {f} did not run" for f in chosen if f not in ran
+                          and not report.interrupted]
+    report.incomplete += [f"family {f.family} ran no example ({f.note or 'no time left'})"
+                          for f in report.families if not f.examples]
     report.seconds = time.monotonic() - start
     return report
+
+
+def _replay(search: Search, contract: str, root: Path | None, end: float | None,
+            report: Report, emit: Callable[[Finding], None]) -> list[Replayed]:
+    replays: list[Replayed] = []
+    for path, scenario in regression_scenarios(root, contract):
+        if scenario.expectation(search.strict) is None:
+            continue
+        hit = search.evaluate(scenario, end)
+        replays.append(Replayed(str(path), hit is None,
+                                "" if hit is None else hit.explanation.rule))
+        if hit is None:
+            continue
+        key = hit.explanation.key
+        if key in search.known:
+            search.also.setdefault(key, {})[f"regression {path.name}"] = 1
+            continue
+        search.known[key] = hit
+        finding = finding_for(hit, search.input, search.strict, origin="regression")
+        finding.saved = str(path)
+        emit(finding)
+    report.replayed = replays
+    report.regressions_replayed = len(replays)
+    report.regressions_fixed = sum(r.passing for r in replays)
+    return replays
+
+
+def _one_family(search: Search, name: str, number: int, total: int, end: float | None,
+                max_examples: int | None, batch: int, seed: int | None, report: Report,
+                found: Callable[[Hit], None], say: Callable[[str], None]) -> None:
+    from pcfuzz.strategies import conformance as kit
+
+    began = time.monotonic()
+    deadline = None if end is None else began + (end - began) / (total - number + 1)
+    label = f"[{number}/{total}] {name}"
+    before = len(report.findings)
+    examples, stop = 0, ""
+    hits: list[Hit] = []
+    try:
+        examples, hits, stop = search.family(
+            name, deadline=deadline, max_examples=max_examples, batch=batch, seed=seed,
+            tick=_Heartbeat(say, label), on_found=found, label=label)
+    finally:
+        seconds = time.monotonic() - began
+        failing_replays = {f.family for f in report.findings if f.origin == "regression"}
+        new = len(report.findings) - before
+        note = stop or ("a saved regression still fails" if name in failing_replays and not new
+                        else "")
+        report.families.append(FamilyResult(name, kit.family_labels(search.contract, name),
+                                            examples, seconds,
+                                            bool(new) or name in failing_replays, note, new))
+    say(f"{label}: {examples} examples, "
+        f"{f'VIOLATION ({len(hits)} new)' if hits else 'ok'} ({seconds:.1f}s)")
+
+
+def run_scenario(adapter: Adapter, scenario: Any, input: str = "events") -> Outcome:
+    """One scenario through a fresh sandbox (a test helper: a run keeps one)."""
+    from pcfuzz.conform.search import payload_for
+
+    with Sandbox(adapter) as sandbox:
+        return sandbox.call(payload_for(scenario, input))

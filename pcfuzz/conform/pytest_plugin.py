@@ -8,12 +8,18 @@ In a test module of your own::
     test_my_parser = pcfuzz_conformance("anthropic-messages", adapter)
 
 collects one test per scenario family (``test_my_parser[valid]``,
-``test_my_parser[truncation]``, ``test_my_parser[terminal]``, ...). Each replays the
-family's saved regressions, then runs one hypothesis run of the family (the loaded
-hypothesis profile's ``max_examples``, or ``--pcfuzz-max-examples``); a failure is
-the minimal stream with what was expected and what the parser did, saved to the
-regression directory (``--pcfuzz-regressions``, default ``conform-regressions``
-under the rootdir) for the next run.
+``test_my_parser[truncation]``, ``test_my_parser[terminal]``, ...). Each checks the
+adapter on the contract's golden stream (a usage error fails the test with what was
+expected and what came back), replays the family's saved regressions, then searches
+the family (the loaded hypothesis profile's ``max_examples``, or
+``--pcfuzz-max-examples``; ``--pcfuzz-budget S`` bounds it in seconds, shrinking
+included) for every distinct root cause. A failure starts with the rule that was
+broken (what ``pytest -ra`` shows) and then gives each finding in full: the event
+that makes the stream unsafe, expected against got, a fix, the minimal stream, saved
+to the regression directory (``--pcfuzz-regressions``, default
+``conform-regressions`` under the rootdir) for the next run. The adapter runs in a
+worker process under ``--pcfuzz-adapter-timeout`` (default 10 s) when it can be
+imported by name.
 
 The plugin itself only adds the ``--pcfuzz-*`` options: it imports nothing heavy
 and changes no test unless a module calls :func:`pcfuzz_conformance`.
@@ -27,7 +33,7 @@ from typing import Any
 
 import pytest
 
-__all__ = ["pcfuzz_conformance"]
+__all__ = ["failure_text", "pcfuzz_conformance"]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -39,6 +45,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "(default: conform-regressions under the rootdir; 'none' disables)")
     group.addoption("--pcfuzz-strict", action="store_true", default=False,
                     help="conformance tests also check this project's strictness policy")
+    group.addoption("--pcfuzz-budget", type=float, default=None,
+                    help="seconds per conformance family, shrinking included (default: "
+                         "no time bound, the examples decide)")
+    group.addoption("--pcfuzz-adapter-timeout", type=float, default=None,
+                    help="seconds one adapter call may take (default 10)")
 
 
 def _option(config: pytest.Config, name: str) -> Any:
@@ -46,6 +57,22 @@ def _option(config: pytest.Config, name: str) -> Any:
         return config.getoption(name)
     except ValueError:  # the plugin is not registered (imported directly)
         return None
+
+
+def failure_text(found: list[Any], replays: list[Any]) -> str:
+    """A conformance test's failure: the first line is the first finding's rule (what
+    ``pytest -ra`` shows), then every finding in full and the regressions still
+    failing, by file."""
+    first = found[0].headline() + (f" (and {len(found) - 1} more)" if len(found) > 1 else "")
+    lines = [first, ""]
+    still = [r for r in replays if not r.passing]
+    if replays:
+        lines.append(f"regressions replayed: {len(replays)} ({len(replays) - len(still)} "
+                     "passing)")
+        lines += [f"  still failing: {r.path}" for r in still]
+        lines.append("")
+    lines.append("\n\n".join(f.text(n) for n, f in enumerate(found, start=1)))
+    return "\n".join(lines)
 
 
 def pcfuzz_conformance(
@@ -86,22 +113,19 @@ def pcfuzz_conformance(
             root: Path | None = Path(config.rootpath) / kit.DEFAULT_REGRESSIONS
         else:
             root = None if str(where) == "none" else Path(where)
-        found, _, _ = kit.replay_regressions(adapter, contract, root, input=input,
-                                                  strict=strict_mode)
-        found = [f for f in found if f.family == pcfuzz_family]
-        if not found:
-            result, _ = kit.run_family(
+        timeout = _option(config, "pcfuzz_adapter_timeout") or kit.DEFAULT_TIMEOUT_S
+        try:
+            found, replays, examples = kit.check_family(
                 adapter, contract, pcfuzz_family, input=input, strict=strict_mode,
-                max_examples=_option(config, "pcfuzz_max_examples"))
-            if result is not None:
-                scenario, outcome, problem = result
-                finding = kit.finding_for(scenario, outcome, problem, input, strict_mode)
-                if root is not None:
-                    finding.saved = str(kit.save_regression(root, scenario, finding))
-                found = [finding]
+                max_examples=_option(config, "pcfuzz_max_examples"),
+                budget_s=_option(config, "pcfuzz_budget"), regressions=root,
+                adapter_timeout_s=timeout)
+        except kit.UsageError as exc:
+            pytest.fail(f"pcfuzz conformance cannot run: {exc}", pytrace=False)
+        # the nightly's property plugin reads it (its report, the next night's costs)
+        request.node.user_properties.append(("pcfuzz_examples", examples))
         if found:
-            pytest.fail("\n\n".join(f.text(n) for n, f in enumerate(found, start=1)),
-                        pytrace=False)
+            pytest.fail(failure_text(found, replays), pytrace=False)
 
     test_conformance.__doc__ = f"Conformance of {getattr(adapter, '__name__', adapter)} to {contract}."
     # the nightly's property run keeps tests with this mark (they run hypothesis inside)

@@ -20,6 +20,7 @@ from typing import IO, Any, cast
 
 from pcfuzz.engine.regressions import tool_versions
 from pcfuzz.engine.targets import Layout, Target, discover, subprocess_env
+from pcfuzz.nightly.adapters import adapter_summary, write_kit_tests, write_targets
 from pcfuzz.nightly.fuzzing import STOP_GRACE_S, fuzz_one, merge_rounds, skipped_target
 from pcfuzz.nightly.minimization import minimize_phase
 from pcfuzz.nightly.plan import MIN_FUZZ_S, Costs, NightlyOptions, Plan, make_plan
@@ -120,11 +121,16 @@ def _plan(opts: NightlyOptions, layout: Layout, targets: list[Target], mode: str
           costs: Costs) -> Plan:
     from pcfuzz.nightly.transitions import coverage_available
 
+    kit_tests = 0
+    if opts.adapters:
+        from pcfuzz.strategies.conformance import families
+
+        kit_tests = sum(len(families(a.contract)) for a in opts.adapters)
     return make_plan(
         budget_s=opts.budget_s, jobs=opts.jobs, fuzzers=[t.fuzzer for t in targets],
         properties=mode != "off", coverage=opts.coverage and coverage_available(),
         mutants=opts.mutants_on(), minimize=opts.minimize, costs=costs,
-        property_budget_s=opts.property_budget_s,
+        property_budget_s=opts.property_budget_s, kit_tests=kit_tests,
     )
 
 
@@ -207,6 +213,14 @@ def run_nightly(layout: Layout, opts: NightlyOptions, stream: IO[str] | None = N
         out.write(f"pcfuzz nightly: shard {shard}: {len(targets)} target(s) "
                   f"({', '.join(t.name for t in targets) or 'none'}) and the property "
                   "tests whose node id hashes to it\n")
+    if opts.adapters:
+        # each adapter: a byte-level target beside the others, kit tests in the suite
+        # (a shard fuzzes the adapter targets whose name hashes to it, like any other)
+        targets += [t for t in write_targets(opts.adapters, layout, opts.adapter_root)
+                    if shard is None or shard.owns(t.fuzzer)]
+        opts.adapter_tests = [str(write_kit_tests(opts.adapters, layout, opts.adapter_root))]
+        out.write(f"pcfuzz nightly: {len(opts.adapters)} adapter(s): "
+                  + ", ".join(a.declared() for a in opts.adapters) + "\n")
     mode = properties_mode(opts)
     costs_path = layout.work_dir / COSTS_FILE
     costs = Costs.load(costs_path)
@@ -332,6 +346,8 @@ def run_nightly(layout: Layout, opts: NightlyOptions, stream: IO[str] | None = N
         "coverage": coverage,
         "mutants": mutants,
     }
+    if opts.adapters:
+        summary["adapters"] = adapter_summary(opts.adapters, rows, props, layout)
     reasons = incomplete_reasons(summary, plan.shortfalls)
     summary.update(complete=not reasons, incomplete_reasons=reasons,
                    exit_status=exit_status(summary, reasons))

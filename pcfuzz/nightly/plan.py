@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pcfuzz.nightly.adapters import KIT_TEST_S, AdapterSpec
 from pcfuzz.nightly.shard import Shard
 
 __all__ = [
@@ -105,6 +106,13 @@ class NightlyOptions:
     history: Path | None = None
     #: extra environment for the property run (tests use it)
     extra_env: dict[str, str] = field(default_factory=dict)
+    #: the user's adapters (``--adapter``; pcfuzz.nightly.adapters): their kit tests
+    #: join the property phase, their byte-level targets the fuzzing
+    adapters: list[AdapterSpec] = field(default_factory=list)
+    #: where the adapters import from (the directory ``pcfuzz nightly`` started in)
+    adapter_root: Path = field(default_factory=Path.cwd)
+    #: the kit's test file written for the adapters (set by the pipeline)
+    adapter_tests: list[str] = field(default_factory=list)
     #: this runner's part of a sharded night (``--shard I/N``); ``None``: everything
     shard: Shard | None = None
 
@@ -253,10 +261,13 @@ def make_plan(
     minimize: bool,
     costs: Costs,
     property_budget_s: float | None = None,
+    kit_tests: int = 0,
 ) -> Plan:
     """Plan the night (see the module docstring); never raises for a small budget: the
     plan then gives each piece of work its share of what there is and names every
-    shortfall."""
+    shortfall. ``kit_tests``: the conformance kit's family tests of the user's
+    adapters, which the property phase runs besides the suite (each adapter's fuzz
+    target is one of ``fuzzers``)."""
     jobs = max(1, jobs)
     report_s = min(max(REPORT_SHARE * budget_s, REPORT_BOUNDS[0]), REPORT_BOUNDS[1])
     report_s = min(report_s, 0.25 * budget_s)
@@ -267,7 +278,9 @@ def make_plan(
     fuzz_min = sum(startup.values()) + MIN_FUZZ_S * len(fuzzers)
     min_examples = MIN_EXAMPLES_LONG if budget_s >= LONG_NIGHT_S else 1
     tests = costs.test_count()
-    props_min = costs.suite(min_examples) if properties else 0.0
+    # the kit's tests of the user's adapters run in the property phase too, each at
+    # least its worker's start, the golden stream and a few examples
+    props_min = costs.suite(min_examples) + kit_tests * KIT_TEST_S if properties else 0.0
 
     # stage 2: the coverage replay on one slot, minimization on the others
     cov = costs.coverage() if coverage else 0.0
@@ -299,9 +312,10 @@ def make_plan(
         muts = max(0.0, muts - (give - from_props))
         fuzz_core = jobs * stage1 - props - muts
     if properties and props < props_min:
+        kit = f" and {kit_tests} adapter kit tests" if kit_tests else ""
         shortfalls.append(
-            f"properties: about {tests} tests x {min_examples} example(s) plus collection "
-            f"need about {props_min:.0f}s, the budget gives {props:.0f}s")
+            f"properties: about {tests} tests x {min_examples} example(s){kit} plus "
+            f"collection need about {props_min:.0f}s, the budget gives {props:.0f}s")
     if fuzz_core < fuzz_min:
         shortfalls.append(
             f"fuzzing: {len(fuzzers)} targets need at least their start-up plus "

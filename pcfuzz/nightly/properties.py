@@ -55,9 +55,11 @@ FINISH_RESERVE_SHARE = 0.12
 
 
 def property_tests(opts: NightlyOptions) -> list[str]:
-    """``--property-tests``, else the checkout's ``tests/``; a wheel ships no tests."""
+    """``--property-tests``, else the checkout's ``tests/`` (a wheel ships no tests);
+    and the kit's tests of the user's adapters."""
     checkout = checkout_root()
-    return opts.property_tests or ([str(checkout / "tests")] if checkout is not None else [])
+    suite = opts.property_tests or ([str(checkout / "tests")] if checkout is not None else [])
+    return [*suite, *opts.adapter_tests]
 
 
 def properties_mode(opts: NightlyOptions) -> str:

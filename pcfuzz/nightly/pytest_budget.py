@@ -261,8 +261,10 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     floor = max(1, int(os.environ.get("PCFUZZ_PROPERTY_MIN_EXAMPLES") or 1))
     record["planned"] = _apply_max_examples(item, min(max(floor, wanted), _ceiling()))
     if getattr(getattr(item, "obj", None), "pcfuzz_conformance", False):
-        # a kit test runs its families through hypothesis itself: size them by its option
+        # a kit test runs its families through hypothesis itself: size them by its
+        # options, examples and seconds (the kit bounds its own shrinking by them)
         item.config.option.pcfuzz_max_examples = record["planned"]
+        item.config.option.pcfuzz_budget = max(1.0, slice_s)
     record["slice_s"] = round(slice_s, 2)
     # a test whose examples cost more than measured stops (after at least one) past
     # its slice with some slack, so the tests after it still run
@@ -381,6 +383,10 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
                 _write_capture(run, failures)
         if record is not None:
             record["seconds"] = round(time.monotonic() - started, 3)
+            # a kit test counts its own examples (it runs hypothesis inside)
+            for key, value in getattr(item, "user_properties", []):
+                if key == "pcfuzz_examples" and isinstance(value, int):
+                    record["examples"] = value
 
 
 @pytest.hookimpl(hookwrapper=True)

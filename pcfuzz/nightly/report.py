@@ -20,6 +20,7 @@ from xml.sax.saxutils import escape
 from pcfuzz import files
 from pcfuzz.engine.libfuzzer import Sample
 from pcfuzz.errors import UsageError
+from pcfuzz.nightly.adapters import adapter_lines
 
 __all__ = ["SCHEMA_PATH", "append_history", "render_svg", "render_trend_svg", "write_junit", "write_markdown", "write_summary"]
 
@@ -266,6 +267,7 @@ def write_markdown(
             f"{t['corpus_after']['files']} ({_kb(t['corpus_after']['bytes'])}) | {new} | "
             f"{_target_note(t)} |"
         )
+    lines += adapter_lines(summary)
     lines += _finding_lines(summary)
     crashes = [(t, c) for t in summary["targets"] for c in t["crashes"]]
     if crashes:

@@ -1,0 +1,318 @@
+"""The search of one scenario family: hypothesis batches under a deadline, every
+distinct root cause kept, each shrunk as far as the time allows.
+
+Hypothesis has no time limit on shrinking (it stops after 500 shrinks or five
+minutes), so the kit bounds it itself: the test function checks the deadline before
+every example and raises :class:`TimeUp`, a ``BaseException`` hypothesis lets
+through, which ends the run wherever it is, generation or shrinking. The kit keeps
+its own record of the smallest failing example of each root cause, so a run cut
+short still reports what it found, shrunk as far as it got.
+
+Root causes (:func:`pcfuzz.conform.explain.explain`'s ``key``) are told apart by
+raising a distinct exception class per key: hypothesis then shrinks each one on its
+own (``report_multiple_bugs``). A key already reported (by an earlier batch, an
+earlier family, a replayed regression) is not raised again: the example passes, is
+counted under the finding's "also found by", and the search goes on for new ones.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pcfuzz.conform.explain import Explanation, explain
+from pcfuzz.conform.sandbox import Outcome, Sandbox
+
+__all__ = ["Hit", "Search", "TimeUp", "payload_for", "sse_bytes", "verdict", "warm_up"]
+
+#: A family stops calling an adapter that hung this many times (each costs the
+#: adapter timeout; the finding is made at the first).
+MAX_TIMEOUTS = 2
+#: Distinct messages of one line of the parser kept as distinct root causes; more are
+#: one cause (a line that puts a value the shape cannot take out in its message would
+#: otherwise make one finding per example).
+MAX_SHAPES_PER_SITE = 2
+
+
+def warm_up(contract: str, family: str, strict: bool) -> float:
+    """Draw one example of ``family`` without calling the adapter; returns the seconds
+    it took.
+
+    The first draw in a directory builds hypothesis' caches on disk (the constants of
+    every local module: pcfuzz itself from a checkout, the project around the
+    adapter; unicode tables): 7.6 s on a loaded 2-core machine, 0.1 s once built.
+    Done before the families share the time, that cost is the run's once and takes
+    no family's examples."""
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    from pcfuzz.strategies.conformance import scenarios
+
+    began = time.monotonic()
+
+    @settings(max_examples=1, database=None, deadline=None, phases=(Phase.generate,),
+              suppress_health_check=list(HealthCheck))
+    @given(scenarios(contract, family, strict=strict))
+    def draw(scenario: Any) -> None:
+        pass
+
+    draw()
+    return time.monotonic() - began
+
+
+class TimeUp(BaseException):
+    """The family's (or the run's) time is up: raised inside hypothesis to end it,
+    shrinking included (a ``BaseException``: hypothesis does not catch it)."""
+
+
+class AdapterRejected(Exception):
+    """The adapter raised: what the oracle sees as "the parser rejected the stream"."""
+
+
+def sse_bytes(contract: str, events: list[Any]) -> bytes:
+    """The stream as its API frames it on the wire (LF, one ``data:`` line per event)."""
+    from pcfuzz.strategies.sse import render_api_events
+
+    return render_api_events(contract, events)
+
+
+def payload_for(scenario: Any, input: str) -> Any:
+    """What the adapter is given: the events, or the SSE bytes (``input="sse"``)."""
+    if input == "sse":
+        return sse_bytes(scenario.contract, scenario.events)
+    return scenario.events
+
+
+def verdict(scenario: Any, outcome: Outcome, strict: bool) -> str | None:
+    """The violated invariant, or ``None``: the turn model's oracle
+    (:func:`pcfuzz.strategies.conformance.check`), plus what only a contained call
+    can do (escape, hang, die)."""
+    from pcfuzz.strategies.conformance import check
+
+    if outcome.kind == "escaped":
+        return (f"an adapter rejects a stream by raising an Exception, but it raised "
+                f"{outcome.type}")
+    if outcome.kind == "timeout":
+        return f"an adapter must return or raise, but it did not within {outcome.seconds:g}s"
+    if outcome.kind == "died":
+        return f"an adapter must not end its process, but it did ({outcome.message})"
+    if scenario.expectation(strict) is None:
+        return None
+    if outcome.kind == "malformed":
+        return f"the adapter must return a list of calls: {outcome.message}"
+    if outcome.kind == "raised":
+        return check(scenario, AdapterRejected(outcome.message), strict=strict)
+    return check(scenario, outcome.calls, strict=strict)
+
+
+@dataclass
+class Hit:
+    """One failing example and why it fails."""
+
+    scenario: Any
+    outcome: Outcome
+    problem: str
+    explanation: Explanation
+    note: str = ""
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return len(self.scenario.events), len(json.dumps(self.scenario.events))
+
+
+_CLASSES: dict[str, type[AssertionError]] = {}
+
+
+def _violation(key: str) -> type[AssertionError]:
+    """One exception class per root cause: hypothesis shrinks each on its own."""
+    found = _CLASSES.get(key)
+    if found is None:
+        found = _CLASSES[key] = type(f"Violation{len(_CLASSES)}", (AssertionError,), {})
+    return found
+
+
+@dataclass
+class Search:
+    """What the families of one run share: the adapter, the root causes found so far
+    (``known``) and where else each was seen (``also``)."""
+
+    sandbox: Sandbox
+    contract: str
+    input: str = "events"
+    strict: bool = False
+    known: dict[str, Hit] = field(default_factory=dict)
+    also: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: per parser line, the message shapes kept apart so far
+    shapes: dict[str, list[str]] = field(default_factory=dict)
+    say: Callable[[str], None] = lambda _message: None
+    clock: Callable[[], float] = time.monotonic
+
+    def evaluate(self, scenario: Any, deadline: float | None) -> Hit | None:
+        """Run one scenario; ``None`` when the adapter did what the scenario asks.
+        Raises :class:`TimeUp` when the call was cut by the deadline."""
+        limit = None if deadline is None else deadline - self.clock()
+        if limit is not None and limit <= 0:
+            raise TimeUp
+        outcome = self.sandbox.call(payload_for(scenario, self.input), limit)
+        if outcome.kind in ("cut", "refused"):
+            raise TimeUp
+        problem = verdict(scenario, outcome, self.strict)
+        if problem is None:
+            return None
+        explained = explain(scenario, outcome, problem, strict=self.strict)
+        explained.key = self.canonical(explained.key)
+        return Hit(scenario, outcome, problem, explained)
+
+    def canonical(self, key: str) -> str:
+        """``key``, or its line's catch-all once that line has
+        :data:`MAX_SHAPES_PER_SITE` other shapes."""
+        parts = key.split(":", 3)
+        if len(parts) < 4 or parts[0] != "released" or not parts[2]:
+            return key
+        line = ":".join(parts[:3])
+        shapes = self.shapes.setdefault(line, [])
+        if key in shapes:
+            return key
+        if len(shapes) < MAX_SHAPES_PER_SITE:
+            shapes.append(key)
+            return key
+        return f"{line}:*"
+
+    def seen_again(self, hit: Hit) -> None:
+        where = f"[{hit.scenario.family}] {hit.scenario.mutation}"
+        counts = self.also.setdefault(hit.explanation.key, {})
+        counts[where] = counts.get(where, 0) + 1
+
+    def family(self, family: str, *, deadline: float | None, max_examples: int | None,
+               batch: int = 100, seed: int | None = None,
+               tick: Callable[[int, bool], None] | None = None,
+               on_found: Callable[[Hit], None] | None = None,
+               label: str = "") -> tuple[int, list[Hit], str]:
+        """Search ``family`` until ``deadline`` (``clock()`` reading) or
+        ``max_examples`` examples: ``(examples, new hits, why it stopped early)``.
+        ``on_found`` gets each new root cause once its batch is done (shrunk)."""
+        examples = 0
+        batches = 0
+        found: list[Hit] = []
+        stop = ""
+        timeouts = [0]
+        while True:
+            if deadline is not None and self.clock() >= deadline:
+                break
+            if max_examples is not None and examples >= max_examples:
+                break
+            size = batch if max_examples is None else min(batch, max_examples - examples)
+            runs, hits, why = self._batch(family, size, deadline, seed, batches, tick,
+                                          examples, timeouts, label)
+            batches += 1
+            examples += runs
+            for hit in hits:
+                self.known[hit.explanation.key] = hit
+                found.append(hit)
+                if on_found is not None:
+                    on_found(hit)
+            if why in ("time", "unsatisfiable") or runs == 0:
+                break
+            if why:
+                stop = why
+                break
+        return examples, found, stop
+
+    def _batch(self, family: str, size: int, deadline: float | None, seed: int | None,
+               number: int, tick: Callable[[int, bool], None] | None, offset: int,
+               timeouts: list[int], label: str) -> tuple[int, list[Hit], str]:
+        from hypothesis import HealthCheck, Phase, Verbosity, assume, given, settings
+        from hypothesis import seed as with_seed
+        from hypothesis.errors import Unsatisfiable
+
+        from pcfuzz.strategies.conformance import scenarios
+
+        base = settings.default or settings.get_profile("default")
+        if seed is None and base.derandomize:
+            seed = 0  # derandomized (CI): still a different batch each time
+        run_settings = settings(
+            base, max_examples=max(1, size), derandomize=False, database=None,
+            deadline=None, phases=(Phase.explicit, Phase.generate, Phase.shrink),
+            suppress_health_check=list(HealthCheck), report_multiple_bugs=True,
+            verbosity=Verbosity.quiet, print_blob=False)
+        state: dict[str, Any] = {"runs": 0}
+        hits: dict[str, Hit] = {}
+        why = ""
+
+        @run_settings
+        @given(scenarios(self.contract, family, strict=self.strict))
+        def family_test(scenario: Any) -> None:
+            if deadline is not None and self.clock() >= deadline:
+                raise TimeUp
+            if self.input == "sse":
+                try:
+                    sse_bytes(self.contract, scenario.events)
+                except (UnicodeError, TypeError, KeyError, ValueError):
+                    assume(False)  # not representable as UTF-8 SSE (lone surrogates)
+            if timeouts[0] >= MAX_TIMEOUTS:
+                raise TimeUp
+            state["runs"] += 1
+            hit = self.evaluate(scenario, deadline)
+            if tick is not None:
+                tick(offset + state["runs"], bool(hits))
+            if hit is None:
+                return
+            key = hit.explanation.key
+            if key in self.known:
+                self.seen_again(hit)
+                return
+            if key not in hits:
+                where = hit.explanation.unsafe_at or "; ".join(hit.explanation.diff)
+                self.say(f"{label}: found: {hit.explanation.rule}"
+                         + (f" [{where[:100]}]" if where else "")
+                         + ("" if hit.outcome.kind == "timeout" else " (shrinking it)"))
+            if key not in hits or hit.size < hits[key].size:
+                hits[key] = hit
+            if hit.outcome.kind == "timeout":
+                timeouts[0] += 1  # not shrunk: every try could cost the timeout again
+                return
+            raise _violation(key)(hit.problem)
+
+        test = family_test if seed is None else with_seed(seed + number)(family_test)
+        try:
+            test()
+        except TimeUp:
+            why = "time"
+            if timeouts[0] >= MAX_TIMEOUTS:
+                why = f"stopped after the adapter hung {timeouts[0]} times"
+        except Unsatisfiable:
+            why = "unsatisfiable"
+        except KeyboardInterrupt:
+            for hit in hits.values():
+                hit.note = "interrupted while shrinking: may not be minimal"
+            self._keep(hits)
+            raise
+        except BaseException as exc:  # noqa: BLE001 - hypothesis' end of a failing run
+            if not _ours(exc):
+                raise
+            if type(exc).__name__ in ("Flaky", "FlakyFailure", "FlakyReplay"):
+                for hit in hits.values():
+                    hit.note = ("the adapter is not deterministic: the same stream gave "
+                                "different outcomes")
+        if why == "time":
+            for hit in hits.values():
+                if hit.outcome.kind != "timeout" and not hit.note:
+                    hit.note = "shrinking stopped when the time was up: may not be minimal"
+        return state["runs"], list(hits.values()), why
+
+    def _keep(self, hits: dict[str, Hit]) -> None:
+        for key, hit in hits.items():
+            self.known.setdefault(key, hit)
+
+
+def _ours(exc: BaseException) -> bool:
+    """A violation raised by the test function, hypothesis' group of several, or its
+    flaky-failure report of them; anything else is a bug that must propagate."""
+    if type(exc) in _CLASSES.values():
+        return True
+    group = getattr(exc, "exceptions", None)
+    if isinstance(group, tuple):
+        return all(_ours(e) for e in group)
+    return type(exc).__name__ in ("Flaky", "FlakyFailure", "FlakyReplay")

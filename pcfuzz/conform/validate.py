@@ -1,0 +1,77 @@
+"""The adapter is checked once before any scenario runs: on the contract's golden
+stream (the pinned fixture, a valid turn with two calls) it must return a list of
+calls. If it cannot (it returns something else, raises, exits, hangs, dies, or it
+is a class whose call makes an instance) nothing the kit would report means
+anything, so the run stops with a :class:`~pcfuzz.errors.UsageError` (exit 2) that
+says what was expected and what came back.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pcfuzz.conform.sandbox import Outcome, Sandbox
+from pcfuzz.conform.search import TimeUp
+from pcfuzz.errors import UsageError
+
+__all__ = ["golden_payload", "validate_adapter"]
+
+
+def golden_payload(contract: str, input: str) -> tuple[Any, list[dict[str, Any]]]:
+    """The contract's golden stream as the adapter takes it (events or SSE bytes) and
+    the calls it releases."""
+    from pcfuzz._data import fixtures_dir
+    from pcfuzz.conform.adapters import ADAPTERS
+    from pcfuzz.contracts import openai_chat
+    from pcfuzz.contracts.fixtures import load_fixture
+    from pcfuzz.contracts.registry import entry
+    from pcfuzz.strategies.sse import render_api_events
+
+    fixture = load_fixture(fixtures_dir() / f"{entry(contract).package}.json")
+    events: list[Any] = list(fixture.events)
+    if contract == "openai-chat":
+        events = list(openai_chat.frames_from_fixture_events(events))
+    calls = ADAPTERS[contract](events)
+    if input == "sse":
+        return render_api_events(contract, events), calls
+    return events, calls
+
+
+def _expected(calls: list[dict[str, Any]]) -> str:
+    return (f"a list of calls, here {len(calls)}: "
+            + json.dumps(calls, ensure_ascii=False)[:400])
+
+
+def validate_adapter(sandbox: Sandbox, contract: str, input: str, name: str,
+                     limit_s: float | None = None) -> Outcome:
+    """Call the adapter on the golden stream; raise :class:`UsageError` unless it
+    returned a list of calls (right or wrong: which calls is the kit's question)."""
+    payload, calls = golden_payload(contract, input)
+    outcome = sandbox.call(payload, limit_s)
+    given = "the raw SSE bytes" if input == "sse" else "the list of decoded events"
+    what = (f"the adapter {name} was given {contract}'s golden stream ({given} of a valid "
+            f"turn with {len(calls)} calls)")
+    printed = (f"; it printed: {outcome.output.strip()[:300]}" if outcome.output.strip()
+               else "")
+    if outcome.kind == "returned":
+        return outcome
+    if outcome.kind == "malformed":
+        hint = ""
+        if sandbox.is_class or outcome.instance_of_adapter:
+            hint = (f"; {name} is a class, so calling it made an instance: pass a function, "
+                    "or a method of an object (module:object.method)")
+        raise UsageError(f"{what} and returned {outcome.type}: {outcome.message}. Expected "
+                         f"{_expected(calls)}{hint}{printed}")
+    if outcome.kind == "raised":
+        at = f" at {outcome.where}" if outcome.where else ""
+        other = "--input events" if input == "sse" else "--input sse"
+        raise UsageError(f"{what} and raised {outcome.type}: {outcome.message}{at}. A parser "
+                         f"under test must accept a valid turn and return "
+                         f"{_expected(calls)} (if it reads the other form, use {other})"
+                         f"{printed}")
+    if outcome.kind == "cut":
+        raise TimeUp(f"the budget ran out before the adapter had answered on the golden "
+                     f"stream ({outcome.seconds:.1f}s): give a larger --budget")
+    raise UsageError(f"{what} and {outcome.describe()}: an adapter that cannot run a valid "
+                     f"turn cannot be tested{printed}")
