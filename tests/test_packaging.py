@@ -286,7 +286,7 @@ def test_the_installed_conformance_kit_on_the_tutorials_parser(installed: Instal
     work = (installed.tmp / "conform").resolve()
     work.mkdir()
     conform = [pcfuzz, "conform", "--contract", "anthropic-messages",
-               "--adapter", "toy_anthropic:parse", "--max-examples", "100"]
+               "--adapter", "toy_anthropic:parse", "--max-examples", "40"]
     pytest_cmd = [str(installed.python), "-m", "pytest", "-q", "-p", "no:cacheprovider",
                   "--pcfuzz-max-examples", "25", "--pcfuzz-regressions", "none",
                   "test_toy_anthropic.py"]
