@@ -89,7 +89,7 @@ def pytest_runs(python: str, profile: str, extra: list[str]) -> list[tuple[str, 
     """The two pytest runs of ``dev.py test`` as (label, command, hypothesis profile).
 
     The whole suite (``profile``, with statistics), then the contracts' own tests under
-    ``-O`` with the quick ``dev`` profile, which proves that no check in contracts/
+    ``-O`` with the quick ``optimized`` profile, which proves that no check in contracts/
     relies on ``assert`` (the seed's second run). Both use :data:`PYTHON_FLAGS` and
     :data:`PARALLEL`; ``extra`` goes to both.
     """
@@ -98,14 +98,14 @@ def pytest_runs(python: str, profile: str, extra: list[str]) -> list[tuple[str, 
         (
             f"python {flags} -m pytest (hypothesis profile {profile})",
             [python, *PYTHON_FLAGS, "-m", "pytest", "-p", "no:cacheprovider", *PARALLEL,
-             "--hypothesis-show-statistics", *extra],
+             "--hypothesis-show-statistics", "--durations=30", *extra],
             profile,
         ),
         (
-            f"python -O {flags} -m pytest: the contracts' tests (hypothesis profile dev)",
+            f"python -O {flags} -m pytest: the contracts' tests (hypothesis profile optimized)",
             [python, "-O", *PYTHON_FLAGS, "-m", "pytest", "-p", "no:cacheprovider", "-q",
              *PARALLEL, *contract_tests(), *extra],
-            "dev",
+            "optimized",
         ),
     ]
 

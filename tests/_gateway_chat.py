@@ -14,6 +14,7 @@ by name (``_gateway_chat:naive``).
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Callable
 from typing import Any
@@ -54,16 +55,30 @@ def _arguments(text: str, bugs: frozenset[str]) -> Any:
             return float(name.replace("Infinity", "inf"))
         raise ValueError(f"{name} is not JSON")
 
-    value = json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
-    stack = [value]
-    while stack:  # lone surrogates, which json.loads lets through
-        node = stack.pop()
+    def number(literal: str) -> float:
+        value = float(literal)
+        if "non_finite" not in bugs and not math.isfinite(value):
+            raise ValueError(f"{literal[:20]} overflows to infinity")
+        return value
+
+    def integer(literal: str) -> int:
+        if len(literal) > 1_000:  # the contracts' number limit
+            raise ValueError("a number of more than 1,000 characters")
+        return int(literal)
+
+    value = json.loads(text, object_pairs_hook=pairs, parse_constant=constant,
+                       parse_float=number, parse_int=integer)
+    stack = [(value, 1)]
+    while stack:  # lone surrogates, which json.loads lets through, and the depth limit
+        node, depth = stack.pop()
+        if depth > 512 and isinstance(node, (dict, list)):
+            raise ValueError("containers nested more than 512 levels")
         if isinstance(node, str):
             node.encode("utf-8")
         elif isinstance(node, dict):
-            stack += list(node) + list(node.values())
+            stack += [(item, depth + 1) for item in (*node, *node.values())]
         elif isinstance(node, list):
-            stack += node
+            stack += [(item, depth + 1) for item in node]
     return value
 
 

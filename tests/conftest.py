@@ -33,6 +33,16 @@ settings.register_profile(
 # under 25 minutes on a 2-core machine. Measured: at 150 examples and 40 steps the
 # suite alone took 53 minutes on one core, at 50 and 25 still 23 minutes on two
 # loaded workers; depth belongs to the nightly profile.
+# optimized: the `python -O` run of the contracts' tests in `dev.py test`. It shows that
+# no check relies on `assert` (every code path, not example depth): few examples.
+settings.register_profile(
+    "optimized",
+    max_examples=10,
+    stateful_step_count=10,
+    deadline=None,
+    suppress_health_check=_SLOW_OK,
+)
+
 settings.register_profile(
     "ci",
     max_examples=30,
@@ -70,7 +80,7 @@ settings.register_profile(
 # suite's time. Nightly runs every revision in full. (ci: 0.4 of 30; measured at 150
 # examples: running every property, state machine and oracle test for 2026-12-01 too
 # added 62-92 s at 0.25.)
-for _name, _fraction in (("dev", 0.4), ("ci", 0.4), ("nightly", 1.0)):
+for _name, _fraction in (("dev", 0.4), ("optimized", 0.5), ("ci", 0.4), ("nightly", 1.0)):
     _parent = settings.get_profile(_name)
     settings.register_profile(
         f"{_name}-revision",

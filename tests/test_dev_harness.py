@@ -34,7 +34,7 @@ def test_both_harness_runs_use_no_bytecode_and_warnings_as_errors() -> None:
     # The normal run lacked both flags before: a warning passed there silently.
     assert normal == ["-B", "-W", "error"]
     assert optimized == ["-O", "-B", "-W", "error"]
-    assert [profile for _, _, profile in runs] == ["ci", "dev"]
+    assert [profile for _, _, profile in runs] == ["ci", "optimized"]
     for label, cmd, _ in runs:
         assert "-B -W error" in label
         assert cmd[cmd.index("-m") + 1] == "pytest"
