@@ -26,7 +26,7 @@ from typing import Any
 
 from pcfuzz.errors import UsageError
 
-__all__ = ["describe", "lost", "open_database"]
+__all__ = ["describe", "keyed", "lost", "open_database"]
 
 #: The install command a missing redis client is answered with.
 SCALE_EXTRA = "pip install 'pcfuzz[scale]'"
@@ -150,3 +150,48 @@ def _guarded(inner: Any, name: str, marker: Path | None) -> Any:
 
         _GUARDED.append(Guarded)
     return _GUARDED[0](inner, name, marker)
+
+
+_KEYED: list[type] = []
+
+
+def keyed(inner: Any, name: str, *, replay: bool = True) -> Any:
+    """``inner`` seen by one test whose hypothesis key is not unique by itself: every
+    key is prefixed with ``name``.
+
+    Hypothesis keys a test's examples by a digest of its source
+    (``hypothesis.internal.reflection.function_digest``); a test function made in a
+    loop (the conformance kit's one per contract and family) has the same source every
+    time. The ways to change that key are private (``_hypothesis_internal_add_digest``,
+    the attribute hypothesis' own pytest plugin sets on parametrized tests), so the
+    kit namespaces the database instead, through the public ``ExampleDatabase``
+    interface only. ``replay=False``: fetch nothing (a later batch of a search whose
+    first batch replayed the saved examples already), still save what it finds.
+    Deletes are not passed on (moves are: shrinking downgrades a larger example): an
+    example that passes here (its root cause already known to this run, say from a
+    saved regression) must not be taken from the other runners sharing the database."""
+    if not _KEYED:
+        from hypothesis.database import ExampleDatabase
+
+        class Keyed(ExampleDatabase):
+            def __init__(self, inner: Any, name: str, replay: bool) -> None:
+                super().__init__()
+                self.inner, self.prefix, self.replay = inner, name.encode() + b":", replay
+
+            def __repr__(self) -> str:
+                return f"Keyed({self.inner!r}, {self.prefix!r})"
+
+            def save(self, key: bytes, value: bytes) -> None:
+                self.inner.save(self.prefix + key, value)
+
+            def fetch(self, key: bytes) -> Iterable[bytes]:
+                return list(self.inner.fetch(self.prefix + key)) if self.replay else []
+
+            def delete(self, key: bytes, value: bytes) -> None:
+                pass
+
+            def move(self, src: bytes, dest: bytes, value: bytes) -> None:
+                self.inner.move(self.prefix + src, self.prefix + dest, value)
+
+        _KEYED.append(Keyed)
+    return _KEYED[0](inner, name, replay)

@@ -200,3 +200,32 @@ def test_a_night_whose_database_goes_away_is_incomplete_never_green(
     assert any(r.startswith("example database lost: redis://127.0.0.1:")
                for r in summary["incomplete_reasons"]), summary["incomplete_reasons"]
     assert summary["properties"]["passed"] == 2  # the tests themselves passed
+
+
+def test_conform_runners_share_a_redis_database_and_a_lost_server_is_incomplete(
+        server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from _releases_early import releases_early
+
+    from pcfuzz.conform import kit
+
+    def run(local: str, examples: int) -> kit.Report:
+        db = open_database(server.url, local=tmp_path / local)
+        return kit.conform(releases_early, "anthropic-messages", families=["truncation"],
+                           max_examples=examples, database=db, regressions=None)
+
+    first = run("a", 100)
+    assert first.findings, first.text()
+    # Another runner, its own empty local directory: the server's copy is replayed first.
+    second = run("b", 1)
+    assert [f.key for f in second.findings] == [
+        first.findings[0].key], second.text()
+    monkeypatch.chdir(tmp_path)
+    server.kill()
+    base = ["conform", "--contract", "anthropic-messages", "--family", "truncation",
+            "--max-examples", "5", "--database", server.url, "--regressions", "none"]
+    assert main([*base, "--adapter", "pcfuzz.conform.adapters:anthropic_messages"]) == 3
+    out = capsys.readouterr().out
+    assert "INCOMPLETE: the shared example database was lost" in out, out
+    # A finding wins over the lost server (exit 1, as in the nightly).
+    assert main([*base, "--adapter", "_releases_early:releases_early"]) == 1

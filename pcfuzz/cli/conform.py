@@ -22,11 +22,17 @@ from pcfuzz.conform.kit import (
     load_adapter,
 )
 from pcfuzz.contracts.registry import NAMES
-from pcfuzz.errors import EXIT_CLEAN, EXIT_FINDING, EXIT_INCOMPLETE
+from pcfuzz.database import describe, lost, open_database
+from pcfuzz.errors import EXIT_CLEAN, EXIT_FINDING, EXIT_INCOMPLETE, UsageError
 
 NAME = "conform"
 #: Seconds of a run when neither --budget nor --max-examples is given.
 DEFAULT_BUDGET_S = 60.0
+#: The runner's own directory database: the database of --database-readonly alone,
+#: and the local half of a redis one (relative to the current directory).
+LOCAL_DB = Path(".pcfuzz") / "conform-db"
+#: Written when a shared database server stops answering during the run.
+LOST_MARKER = Path(".pcfuzz") / "conform-db.lost.json"
 HELP = "run the turn models and mutations against your own parser (an adapter)"
 DESCRIPTION = """\
 Run this project's turn models and labelled mutations against any parser,
@@ -59,8 +65,8 @@ output captured (shown in the finding, never mixed into --json).
 Exit status: 0 no violation; 1 a violation; 2 usage error (the adapter cannot
 be imported, or cannot run the contract's golden stream: wrong return shape, a
 class, an exception; an unknown contract or family; a budget that is not a
-positive number); 3 incomplete (stopped by a signal, or a family ran no example)
-with nothing found."""
+positive number); 3 incomplete (stopped by a signal, a family ran no example, or the shared
+--database server stopped answering) with nothing found."""
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -94,6 +100,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true",
                    help="print the report as one JSON object instead of text (findings are "
                         "still shown on standard error as they are found)")
+    p.add_argument("--database", metavar="URL",
+                   help="the example database every family's search uses: a path, or "
+                   "redis://host:port/db shared by every runner (needs the scale extra; "
+                   f"multiplexed with the local one, ./{LOCAL_DB}); failing examples "
+                   "saved there are replayed first (not with --seed)")
+    p.add_argument("--database-readonly", action="store_true",
+                   help="replay what the database holds, write nothing to it (pull requests)")
     p.add_argument("--regressions", metavar="DIR", default=DEFAULT_REGRESSIONS,
                    help="where minimal failing streams are saved and replayed from first "
                         f"(default ./{DEFAULT_REGRESSIONS}); 'none' disables")
@@ -139,17 +152,30 @@ def _run(args: argparse.Namespace) -> int:
         shown["n"] += 1
         _write(sys.stderr if args.json else sys.stdout, finding.text(shown["n"]) + "\n")
 
+    database, url = None, args.database or (str(LOCAL_DB) if args.database_readonly else None)
+    if url is not None:
+        if args.seed is not None:
+            raise UsageError("--seed and --database exclude each other: hypothesis turns the "
+                             "database off in a seeded run")
+        LOST_MARKER.unlink(missing_ok=True)
+        database = open_database(url, local=LOCAL_DB, readonly=args.database_readonly,
+                                 lost_marker=LOST_MARKER)
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         report = conform(
             adapter, args.contract, input=args.input, strict=args.strict, budget_s=budget,
             max_examples=args.max_examples, families=args.family, regressions=regressions,
             adapter_name=args.adapter, seed=args.seed, adapter_timeout_s=args.adapter_timeout,
-            reference=args.adapter, on_finding=show,
+            reference=args.adapter, on_finding=show, database=database,
             progress=lambda message: _write(sys.stderr, f"conform: {message}"),
         )
     finally:
         signal.signal(signal.SIGTERM, previous)
+    if url is not None:
+        report.database = describe(url) + (" (read-only)" if args.database_readonly else "")
+        why = lost(LOST_MARKER)
+        if why is not None:
+            report.incomplete.append(f"the shared example database was lost: {why}")
     if args.json:
         _write(sys.stdout, json.dumps(report.to_json(), indent=1, ensure_ascii=True))
     else:

@@ -52,6 +52,7 @@ __all__ = [
     "Report",
     "Stopped",
     "UsageError",
+    "check_database",
     "check_family",
     "check_positive",
     "conform",
@@ -89,6 +90,14 @@ def check_positive(value: float | None, what: str) -> None:
         return
     if type(value) not in (int, float) or not math.isfinite(value) or value <= 0:
         raise UsageError(f"{what} must be a finite number of seconds above 0, got {value!r}")
+
+
+def check_database(database: Any, seed: int | None) -> None:
+    """A database and a seed exclude each other: hypothesis' ``seed()`` turns the
+    database off (a seeded run would neither replay nor save anything)."""
+    if database is not None and seed is not None:
+        raise UsageError("a seeded run does not use the example database (hypothesis "
+                         "turns it off): give a database or a seed, not both")
 
 
 # --------------------------------------------------------------------- findings
@@ -148,19 +157,21 @@ class _Heartbeat:
 def check_family(adapter: Adapter, contract: str, family: str, *, input: str = "events",
                  strict: bool = False, max_examples: int | None = None,
                  budget_s: float | None = None, regressions: Path | None = None,
-                 adapter_timeout_s: float = DEFAULT_TIMEOUT_S,
-                 seed: int | None = None) -> tuple[list[Finding], list[Replayed], int]:
+                 adapter_timeout_s: float = DEFAULT_TIMEOUT_S, seed: int | None = None,
+                 database: Any = None) -> tuple[list[Finding], list[Replayed], int]:
     """One family for the pytest helper: the adapter checked on the golden stream,
     the family's saved regressions replayed, then its search (``max_examples``
     examples, or ``budget_s`` seconds, whichever ends first). Returns ``(findings,
-    replayed regressions, examples)``; new findings are saved to ``regressions``."""
+    replayed regressions, examples)``; new findings are saved to ``regressions``.
+    ``database``: a hypothesis example database, as for :func:`conform`."""
     check_positive(budget_s, "the budget")
     check_positive(adapter_timeout_s, "the adapter timeout")
+    check_database(database, seed)
     with Sandbox(adapter, timeout_s=adapter_timeout_s) as sandbox:
         start = time.monotonic()
         deadline = None if budget_s is None else start + budget_s
         validate_adapter(sandbox, contract, input, getattr(adapter, "__name__", "adapter"))
-        search = Search(sandbox, contract, input, strict)
+        search = Search(sandbox, contract, input, strict, database=database)
         replays: list[Replayed] = []
         findings: list[Finding] = []
         for path, scenario in regression_scenarios(regressions, contract):
@@ -200,7 +211,8 @@ def conform(adapter: Adapter, contract: str, *, input: str = "events", strict: b
             max_examples: int | None = None, seed: int | None = None,
             adapter_timeout_s: float = DEFAULT_TIMEOUT_S, reference: str | None = None,
             isolation: str = "auto",
-            on_finding: Callable[[Finding], None] | None = None) -> Report:
+            on_finding: Callable[[Finding], None] | None = None,
+            database: Any = None) -> Report:
     """Check the adapter, replay saved regressions, then search every family.
 
     ``budget_s``: seconds for the whole run (start-up, regressions, searching and
@@ -213,6 +225,11 @@ def conform(adapter: Adapter, contract: str, *, input: str = "events", strict: b
     :class:`Stopped`) ends the run: the report of what it found is returned with
     ``interrupted`` set. Raises :class:`UsageError` for bad arguments and an adapter
     that cannot run the contract's golden stream.
+
+    ``database``: a hypothesis example database (an ``ExampleDatabase``, such as
+    :func:`pcfuzz.database.open_database` returns) or None: each family's search
+    replays the failing examples saved in it first (hypothesis' reuse phase) and
+    saves what it finds, so what one runner found the next replays first.
     """
     start = time.monotonic()
     from pcfuzz.strategies import conformance as kit
@@ -223,6 +240,7 @@ def conform(adapter: Adapter, contract: str, *, input: str = "events", strict: b
         raise UsageError(f"unknown input {input!r}; known: {', '.join(INPUTS)}")
     check_positive(budget_s, "the budget")
     check_positive(adapter_timeout_s, "the adapter timeout")
+    check_database(database, seed)
     if max_examples is not None and (type(max_examples) is not int or max_examples < 1):
         raise UsageError(f"max_examples must be a whole number above 0, got {max_examples!r}")
     known = kit.families(contract, strict=True)
@@ -244,7 +262,7 @@ def conform(adapter: Adapter, contract: str, *, input: str = "events", strict: b
     report = Report(contract, adapter_name, input, strict, plan=plan)
     sandbox = Sandbox(adapter, reference=reference, timeout_s=adapter_timeout_s,
                       isolation=isolation)
-    search = Search(sandbox, contract, input, strict, say=say)
+    search = Search(sandbox, contract, input, strict, say=say, database=database)
     reported: set[str] = set()
 
     def emit(finding: Finding) -> None:

@@ -19,7 +19,10 @@ that makes the stream unsafe, expected against got, a fix, the minimal stream, s
 to the regression directory (``--pcfuzz-regressions``, default
 ``conform-regressions`` under the rootdir) for the next run. The adapter runs in a
 worker process under ``--pcfuzz-adapter-timeout`` (default 10 s) when it can be
-imported by name.
+imported by name. ``--pcfuzz-database URL`` (a path or ``redis://host:port/db``,
+``--pcfuzz-database-readonly`` for pull requests) shares hypothesis' failing examples
+between runners: each family replays what is saved there first; a shared server
+that stops answering fails the test as incomplete.
 
 The plugin itself only adds the ``--pcfuzz-*`` options: it imports nothing heavy
 and changes no test unless a module calls :func:`pcfuzz_conformance`.
@@ -50,6 +53,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "no time bound, the examples decide)")
     group.addoption("--pcfuzz-adapter-timeout", type=float, default=None,
                     help="seconds one adapter call may take (default 10)")
+    group.addoption("--pcfuzz-database", default=None, metavar="URL",
+                    help="the example database the conformance searches use: a path, or "
+                         "redis://host:port/db shared by every runner (needs the scale "
+                         "extra; multiplexed with .pcfuzz/conform-db under the rootdir); "
+                         "failing examples saved there are replayed first")
+    group.addoption("--pcfuzz-database-readonly", action="store_true", default=False,
+                    help="replay what the database holds, write nothing to it (pull requests)")
+
+
+#: The session's example database (opened by the first conformance test that needs it).
+_DATABASE = pytest.StashKey[tuple[Any, Path]]()
 
 
 def _option(config: pytest.Config, name: str) -> Any:
@@ -57,6 +71,24 @@ def _option(config: pytest.Config, name: str) -> Any:
         return config.getoption(name)
     except ValueError:  # the plugin is not registered (imported directly)
         return None
+
+
+def _database(config: pytest.Config) -> tuple[Any, Path] | None:
+    """``(database, lost marker)`` of ``--pcfuzz-database``, or None."""
+    url = _option(config, "pcfuzz_database")
+    readonly = bool(_option(config, "pcfuzz_database_readonly"))
+    local = Path(config.rootpath) / ".pcfuzz" / "conform-db"
+    if url is None and not readonly:
+        return None
+    if _DATABASE not in config.stash:
+        from pcfuzz.database import open_database
+
+        marker = local.with_name("conform-db.lost.json")
+        marker.unlink(missing_ok=True)
+        config.stash[_DATABASE] = (open_database(url or str(local), local=local,
+                                                 readonly=readonly, lost_marker=marker),
+                                   marker)
+    return config.stash[_DATABASE]
 
 
 def failure_text(found: list[Any], replays: list[Any]) -> str:
@@ -115,17 +147,25 @@ def pcfuzz_conformance(
             root = None if str(where) == "none" else Path(where)
         timeout = _option(config, "pcfuzz_adapter_timeout") or kit.DEFAULT_TIMEOUT_S
         try:
+            shared = _database(config)
             found, replays, examples = kit.check_family(
                 adapter, contract, pcfuzz_family, input=input, strict=strict_mode,
                 max_examples=_option(config, "pcfuzz_max_examples"),
                 budget_s=_option(config, "pcfuzz_budget"), regressions=root,
-                adapter_timeout_s=timeout)
+                adapter_timeout_s=timeout, database=None if shared is None else shared[0])
         except kit.UsageError as exc:
             pytest.fail(f"pcfuzz conformance cannot run: {exc}", pytrace=False)
         # the nightly's property plugin reads it (its report, the next night's costs)
         request.node.user_properties.append(("pcfuzz_examples", examples))
         if found:
             pytest.fail(failure_text(found, replays), pytrace=False)
+        if shared is not None:
+            from pcfuzz.database import lost
+
+            why = lost(shared[1])
+            if why is not None:  # incomplete, never green
+                pytest.fail(f"pcfuzz conformance incomplete: the shared example database was "
+                            f"lost: {why}", pytrace=False)
 
     test_conformance.__doc__ = f"Conformance of {getattr(adapter, '__name__', adapter)} to {contract}."
     # the nightly's property run keeps tests with this mark (they run hypothesis inside)

@@ -136,6 +136,8 @@ class Report:
     incomplete: list[str] = field(default_factory=list)
     #: how the adapter was called ("in a worker process", "in-process: ...")
     isolation: str = ""
+    #: the hypothesis example database the search used (no password), or ""
+    database: str = ""
 
     @property
     def failed(self) -> bool:
@@ -149,7 +151,8 @@ class Report:
         return {
             "contract": self.contract, "adapter": self.adapter, "input": self.input,
             "strict": self.strict, "seconds": round(self.seconds, 2), "plan": self.plan,
-            "isolation": self.isolation, "complete": self.complete,
+            "isolation": self.isolation, "database": self.database or None,
+            "complete": self.complete,
             "interrupted": self.interrupted or None, "incomplete": self.incomplete,
             "regressions": {"replayed": self.regressions_replayed,
                             "passing": self.regressions_fixed,
@@ -170,6 +173,8 @@ class Report:
                + (f", {self.plan}" if self.plan else "") + ")"]
         if self.isolation:
             out.append(f"adapter called {self.isolation}")
+        if self.database:
+            out.append(f"example database: {self.database}")
         return out
 
     def replay_lines(self) -> list[str]:

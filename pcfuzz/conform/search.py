@@ -25,6 +25,7 @@ from typing import Any
 
 from pcfuzz.conform.explain import Explanation, explain
 from pcfuzz.conform.sandbox import Outcome, Sandbox
+from pcfuzz.database import keyed
 
 __all__ = ["Hit", "Search", "TimeUp", "payload_for", "sse_bytes", "verdict", "warm_up"]
 
@@ -148,6 +149,9 @@ class Search:
     shapes: dict[str, list[str]] = field(default_factory=dict)
     say: Callable[[str], None] = lambda _message: None
     clock: Callable[[], float] = time.monotonic
+    #: a hypothesis example database (``pcfuzz.database.open_database``), or None:
+    #: failing examples are saved to it and replayed first (hypothesis' reuse phase)
+    database: Any = None
 
     def evaluate(self, scenario: Any, deadline: float | None) -> Hit | None:
         """Run one scenario; ``None`` when the adapter did what the scenario asks.
@@ -230,11 +234,22 @@ class Search:
         from pcfuzz.strategies.conformance import scenarios
 
         base = settings.default or settings.get_profile("default")
-        if seed is None and base.derandomize:
+        if seed is None and base.derandomize and self.database is None:
             seed = 0  # derandomized (CI): still a different batch each time
+        # (hypothesis' seed() turns the database off: with one, the batches are random)
+        phases: tuple[Phase, ...] = (Phase.explicit, Phase.generate, Phase.shrink)
+        database = None
+        if self.database is not None:
+            # family_test has the same source for every family, so the same hypothesis
+            # key: the database is namespaced per search instead (see keyed()). Only a
+            # family's first batch replays what is saved.
+            phases = (Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink)
+            database = keyed(self.database, f"pcfuzz-conform:{self.contract}:{family}:"
+                             f"{'strict' if self.strict else 'safety'}:{self.input}",
+                             replay=number == 0)
         run_settings = settings(
-            base, max_examples=max(1, size), derandomize=False, database=None,
-            deadline=None, phases=(Phase.explicit, Phase.generate, Phase.shrink),
+            base, max_examples=max(1, size), derandomize=False, database=database,
+            deadline=None, phases=phases,
             suppress_health_check=list(HealthCheck), report_multiple_bugs=True,
             verbosity=Verbosity.quiet, print_blob=False)
         state: dict[str, Any] = {"runs": 0}
