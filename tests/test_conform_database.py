@@ -105,3 +105,16 @@ def test_the_pytest_option_passes_the_database_to_the_kit(tmp_path: Path) -> Non
     assert _files(tmp_path / "db")
     bad = pytest_run("--pcfuzz-database", "test_early.py")
     assert bad.returncode == 1 and "not a directory" in bad.stdout, bad.stdout + bad.stderr
+    # Inside a night (`pcfuzz nightly --database`), with no option: the night's
+    # database and local directory; outside a night the variables mean nothing.
+    night = dict(PCFUZZ_DATABASE_URL=str(tmp_path / "night-db"),
+                 PCFUZZ_HYPOTHESIS_DB=str(tmp_path / "night-local"),
+                 PCFUZZ_DATABASE_LOST=str(tmp_path / "night-lost.json"))
+    env.update(night)
+    outside = pytest_run("--pcfuzz-max-examples", "100")
+    assert outside.returncode == 1, outside.stdout + outside.stderr
+    assert not (tmp_path / "night-db").exists()
+    env["PCFUZZ_NIGHTLY"] = "1"
+    inside = pytest_run("--pcfuzz-max-examples", "100")
+    assert inside.returncode == 1, inside.stdout + inside.stderr
+    assert _files(tmp_path / "night-db")

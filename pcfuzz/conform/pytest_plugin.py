@@ -30,6 +30,7 @@ and changes no test unless a module calls :func:`pcfuzz_conformance`.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -74,17 +75,29 @@ def _option(config: pytest.Config, name: str) -> Any:
 
 
 def _database(config: pytest.Config) -> tuple[Any, Path] | None:
-    """``(database, lost marker)`` of ``--pcfuzz-database``, or None."""
+    """``(database, lost marker)`` of ``--pcfuzz-database``, or None.
+
+    Without the option, inside ``pcfuzz nightly --database URL`` (whose property phase
+    runs the user's conformance tests through this plugin): the night's database, its
+    local directory and its lost marker, so the kit's searches share what the night's
+    other hypothesis runs share and a lost server makes the night incomplete."""
     url = _option(config, "pcfuzz_database")
     readonly = bool(_option(config, "pcfuzz_database_readonly"))
     local = Path(config.rootpath) / ".pcfuzz" / "conform-db"
-    if url is None and not readonly:
+    marker = local.with_name("conform-db.lost.json")
+    night = os.environ.get("PCFUZZ_DATABASE_URL") if os.environ.get("PCFUZZ_NIGHTLY") else None
+    from_night = bool(url is None and not readonly and night)
+    if from_night:
+        url, readonly = night, os.environ.get("PCFUZZ_DATABASE_READONLY") == "1"
+        local = Path(os.environ.get("PCFUZZ_HYPOTHESIS_DB") or local)
+        marker = Path(os.environ.get("PCFUZZ_DATABASE_LOST") or marker)
+    elif url is None and not readonly:
         return None
     if _DATABASE not in config.stash:
         from pcfuzz.database import open_database
 
-        marker = local.with_name("conform-db.lost.json")
-        marker.unlink(missing_ok=True)
+        if not from_night:  # the night's marker is the night's to read
+            marker.unlink(missing_ok=True)
         config.stash[_DATABASE] = (open_database(url or str(local), local=local,
                                                  readonly=readonly, lost_marker=marker),
                                    marker)
