@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _releases_early import releases_early
 from hypothesis import event, given
 from hypothesis import strategies as st
 
@@ -128,23 +129,9 @@ def test_the_projects_own_parsers_conform(contract: str, mode: str,
     assert len(report.families) == len(kit.families(contract, strict=mode.endswith("strict")))
 
 
-def broken_anthropic(events: list[Any]) -> list[dict[str, Any]]:
-    """Releases each call when its block stops (no terminal gate) and keys blocks by
-    index without noticing a reused one."""
-    blocks: dict[int, dict[str, Any]] = {}
-    calls = []
-    for envelope in events:
-        data = envelope["data"]
-        if data["type"] == "content_block_start":
-            blocks[data["index"]] = {"block": data["content_block"], "json": ""}
-        elif data["type"] == "content_block_delta":
-            blocks[data["index"]]["json"] += data["delta"].get("partial_json", "")
-        elif data["type"] == "content_block_stop":
-            entry = blocks[data["index"]]
-            if entry["block"]["type"] == "tool_use":
-                calls.append({"call_id": entry["block"]["id"], "name": entry["block"]["name"],
-                              "arguments": json.loads(entry["json"] or "{}")})
-    return calls
+#: Releases each call when its block stops (no terminal gate) and keys blocks by index
+#: without noticing a reused one.
+broken_anthropic = releases_early
 
 
 def broken_chat(frames: list[Any]) -> list[dict[str, Any]]:

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import event, example, given
 from hypothesis import strategies as st
 
+from pcfuzz.bench.resources import decoder_memory
 from pcfuzz.contracts.errors import (
     ContractError,
     LimitExceeded,
@@ -569,25 +570,9 @@ MEMORY_SHAPES: dict[str, bytes] = {
 
 def decoder_memory_per_byte(pieces: list[bytes]) -> float:
     """Peak memory (tracemalloc) the decoder allocates while it is fed ``pieces``,
-    minus what it returns (the events, which the caller keeps), per input byte."""
-    import gc
-    import tracemalloc
-
-    decoder = SSEDecoder()
-    gc.collect()
-    tracemalloc.start()
-    try:
-        base = tracemalloc.get_traced_memory()[0]
-        tracemalloc.reset_peak()
-        events: list[SSEEvent] = []
-        for piece in pieces:
-            events += decoder.feed(piece)
-        held, peak = tracemalloc.get_traced_memory()
-        del events
-        returned = held - tracemalloc.get_traced_memory()[0]
-    finally:
-        tracemalloc.stop()
-    return (peak - base - returned) / sum(map(len, pieces))
+    minus what it returns (the events, which the caller keeps), per input byte: the
+    measurement ``pcfuzz bench --cases resources`` reports."""
+    return decoder_memory(pieces) / sum(map(len, pieces))
 
 
 @pytest.mark.parametrize("shape", sorted(MEMORY_SHAPES))

@@ -151,7 +151,7 @@ def _sse_shapes(size: int) -> dict[str, list[bytes]]:
     }
 
 
-def _decoder_memory(pieces: list[bytes]) -> int:
+def decoder_memory(pieces: list[bytes]) -> int:
     """Bytes: the tracemalloc peak while the pieces are fed, minus the events returned."""
     decoder = SSEDecoder()
     gc.collect()
@@ -177,7 +177,7 @@ def _memory_records(opts: Options) -> list[Record]:
     records = []
     for shape, pieces in _sse_shapes(size).items():
         total = sum(map(len, pieces))
-        peak = _decoder_memory(pieces)
+        peak = decoder_memory(pieces)
         figure = round(peak / total, 3)
         records.append(Record(
             case=f"SSE decoder memory: {shape}", group=GROUP,
