@@ -35,7 +35,9 @@ def log(message: str) -> None:
 def ensure_venv() -> None:
     if sys.version_info < (3, 11):  # noqa: UP036 - dev.py may run on an old python3
         sys.exit(f"[dev] Python 3.11+ is required, this is {sys.version.split()[0]}")
-    wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    extras = ["pytest-xdist"]  # the runs below use PARALLEL
+    wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()
+                            + " ".join(extras).encode()).hexdigest()
     if STAMP.exists() and STAMP.read_text().strip() == wanted and PY.exists():
         return
     if not PY.exists():
@@ -140,12 +142,14 @@ def kit_at_newest() -> None:
     """The conformance kit's tests under the newest hypothesis the ``harness`` extra
     admits (a team's environment), with the quick ``dev`` profile."""
     stamp = NEWEST / ".pcfuzz-installed"
-    wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    extras = ["pytest-xdist"]  # the runs below use PARALLEL
+    wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()
+                            + " ".join(extras).encode()).hexdigest()
     if not (stamp.exists() and stamp.read_text().strip() == wanted and NEWEST_PY.exists()):
         log(f"creating {NEWEST.name}/: the harness extra at the newest releases it admits")
         venv.EnvBuilder(with_pip=True, clear=True).create(NEWEST)
         must([str(NEWEST_PY), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-              "--upgrade", "-e", f"{ROOT}[harness]"])
+              "--upgrade", "-e", f"{ROOT}[harness]", *extras])
         stamp.write_text(wanted)
     version = subprocess.run([str(NEWEST_PY), "-c", "import hypothesis; print(hypothesis.__version__)"],
                              capture_output=True, text=True, check=False).stdout.strip()
@@ -154,7 +158,7 @@ def kit_at_newest() -> None:
     tests = ["tests/test_conformance.py"]
     pytest_step(f"the kit's tests at the newest hypothesis the harness extra admits ({version})",
                 [str(NEWEST_PY), *PYTHON_FLAGS, "-m", "pytest", "-p", "no:cacheprovider", "-q",
-                 *tests], dict(os.environ, HYPOTHESIS_PROFILE="dev"))
+                 *PARALLEL, *tests], dict(os.environ, HYPOTHESIS_PROFILE="dev"))
 
 
 #: The folders the installed ``pcfuzz`` package maps (pyproject's package-dir): mypy

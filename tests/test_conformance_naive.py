@@ -23,9 +23,11 @@ import pytest
 TESTS = Path(__file__).resolve().parent
 
 
-def conform(adapter: str, tmp_path: Path, *families: str) -> subprocess.CompletedProcess[str]:
+def conform(adapter: str, tmp_path: Path, *families: str,
+            examples: int = 100) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "pcfuzz", "conform", "--contract", "openai-chat",
-               "--adapter", f"_naive_chat:{adapter}", "--max-examples", "100", "--seed", "0",
+               "--adapter", f"_naive_chat:{adapter}", "--max-examples", str(examples),
+               "--seed", "0",
                "--regressions", "none"]
     for family in families:
         command += ["--family", family]
@@ -37,7 +39,7 @@ def conform(adapter: str, tmp_path: Path, *families: str) -> subprocess.Complete
 
 
 def test_the_gateway_with_every_check_passes_the_default_checks(tmp_path: Path) -> None:
-    run = conform("correct", tmp_path)
+    run = conform("correct", tmp_path, examples=40)  # finds nothing: fewer examples suffice
     assert run.returncode == 0, run.stdout + run.stderr
     assert "no violations" in run.stdout
     for family in ("identity", "id_confusion", "arguments", "choice", "terminal"):

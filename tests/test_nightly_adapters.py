@@ -186,7 +186,7 @@ def test_a_night_with_an_adapter_fuzzes_it_and_reports_per_adapter(
     report = tmp_path / "report"
     monkeypatch.chdir(TESTS)  # where the adapter imports from, as a user's project root
     status = main(["--fuzz-dir", str(fuzz_dir), "--work-dir", str(work), "--regressions-dir",
-                   str(regs), "nightly", "--budget", "120", "--jobs", "2", "--report",
+                   str(regs), "nightly", "--budget", "80", "--jobs", "2", "--report",
                    str(report), "--property-tests", str(props), "--no-coverage",
                    "--no-minimize", "--no-mutants", "--hypothesis-db", str(tmp_path / "db"),
                    "--adapter", NAIVE])
