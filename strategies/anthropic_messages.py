@@ -19,6 +19,7 @@ from typing import Any, cast
 import hypothesis
 from hypothesis import strategies as st
 
+from pcfuzz.strategies.call_mutation_labels import call_mutation_labels
 from pcfuzz.strategies.hostile_arguments import bad_arguments
 
 __all__ = [
@@ -422,17 +423,7 @@ MUTATION_LABELS: dict[str, tuple[str, str]] = {
     "non_direct_caller": ("strictness", "unknown"),
     "null_required_usage": ("strictness", "usage"),
     "server_result_claims_client_id": ("safety", "id_confusion"),
-    "shared_call_id": ("safety", "id_confusion"),
-    "missing_call_id": ("safety", "identity"),
-    "empty_call_id": ("safety", "identity"),
-    "missing_name": ("safety", "identity"),
-    "empty_name": ("safety", "identity"),
-    "missing_arguments": ("safety", "arguments"),
-    "conflicting_arguments": ("safety", "arguments"),
-    "non_object_arguments": ("safety", "arguments"),
-    "non_finite_arguments": ("safety", "arguments"),
-    "duplicate_key_arguments": ("safety", "arguments"),
-    "non_strict_arguments": ("safety", "arguments"),
+    **call_mutation_labels(without=frozenset({"invalid_json_arguments"})),
     "event_after_terminal": ("safety", "terminal"),
     "replay": ("safety", "replay"),
     "swap": ("safety", "reorder"),
@@ -443,11 +434,7 @@ MUTATION_LABELS: dict[str, tuple[str, str]] = {
 }
 
 #: Mutations of one client call (its block's fields or input text).
-_CALL_MUTATIONS = frozenset({
-    "shared_call_id", "missing_call_id", "empty_call_id", "missing_name", "empty_name",
-    "missing_arguments", "conflicting_arguments", "non_object_arguments",
-    "non_finite_arguments", "duplicate_key_arguments", "non_strict_arguments",
-})
+_CALL_MUTATIONS = frozenset(call_mutation_labels(without=frozenset({"invalid_json_arguments"})))
 #: The events that carry the message's structure (not its content): a replay, a drop
 #: or a swap of one of them is what the state table rejects.
 _STRUCTURAL = ("message_start", "content_block_start", "content_block_stop", "message_delta",

@@ -21,6 +21,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from pcfuzz.strategies.call_mutation_labels import CALL_MUTATION_LABELS, call_mutation_labels
 from pcfuzz.strategies.hostile_arguments import bad_arguments
 
 # The stable v1 Step discriminators, written down here independently of the parser.
@@ -509,18 +510,7 @@ MUTATION_LABELS: dict[str, tuple[str, str]] = {
     "with_foreign_delta": ("strictness", "unknown"),
     "with_status:failures": ("safety", "terminal"),
     "with_status:unknown": ("strictness", "unknown"),
-    "shared_call_id": ("safety", "id_confusion"),
-    "missing_call_id": ("safety", "identity"),
-    "empty_call_id": ("safety", "identity"),
-    "missing_name": ("safety", "identity"),
-    "empty_name": ("safety", "identity"),
-    "missing_arguments": ("safety", "arguments"),
-    "conflicting_arguments": ("safety", "arguments"),
-    "non_object_arguments": ("safety", "arguments"),
-    "non_finite_arguments": ("safety", "arguments"),
-    "duplicate_key_arguments": ("safety", "arguments"),
-    "non_strict_arguments": ("safety", "arguments"),
-    "invalid_json_arguments": ("safety", "arguments"),
+    **call_mutation_labels(),
     "non_tool_terminal": ("safety", "terminal"),
     "error_event": ("safety", "terminal"),
     "event_after_terminal": ("safety", "terminal"),
@@ -814,11 +804,10 @@ def _conflicting_response_id(draw: st.DrawFn, rendered: RenderedStream,
     return events
 
 
-_CALL_NAMES = ("shared_call_id", "missing_call_id", "empty_call_id", "missing_name",
-               "empty_name")
-_ARGUMENT_NAMES = ("missing_arguments", "conflicting_arguments", "non_object_arguments",
-                   "non_finite_arguments", "duplicate_key_arguments", "non_strict_arguments",
-                   "invalid_json_arguments")
+_CALL_NAMES = tuple(name for name, (_, family) in CALL_MUTATION_LABELS.items()
+                    if family != "arguments")
+_ARGUMENT_NAMES = tuple(name for name, (_, family) in CALL_MUTATION_LABELS.items()
+                        if family == "arguments")
 
 
 def _by_name(name: str, mutator: Any) -> Any:

@@ -27,6 +27,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from pcfuzz.contracts.errors import ContractError, ProtocolViolation, ProviderError, StreamTruncated
+from pcfuzz.strategies.call_mutation_labels import call_mutation_labels
 from pcfuzz.strategies.hostile_arguments import bad_arguments
 
 DONE = "[DONE]"
@@ -567,17 +568,7 @@ MUTATION_LABELS: dict[str, tuple[str, str]] = {
     "wrong_role": ("strictness", "drift"),
     "non_object_frame": ("strictness", "drift"),
     "duplicate_tool_id": ("safety", "id_confusion"),
-    "shared_call_id": ("safety", "id_confusion"),
-    "missing_call_id": ("safety", "identity"),
-    "empty_call_id": ("safety", "identity"),
-    "missing_name": ("safety", "identity"),
-    "empty_name": ("safety", "identity"),
-    "missing_arguments": ("safety", "arguments"),
-    "non_object_arguments": ("safety", "arguments"),
-    "non_finite_arguments": ("safety", "arguments"),
-    "duplicate_key_arguments": ("safety", "arguments"),
-    "non_strict_arguments": ("safety", "arguments"),
-    "invalid_json_arguments": ("safety", "arguments"),
+    **call_mutation_labels(without=frozenset({"conflicting_arguments"})),
     "non_tool_terminal": ("safety", "terminal"),
     # A call whose type is not "function" (openai's later "custom" tools take free
     # text) or never arrives: this project's policy (the name and id are intact).
@@ -755,12 +746,8 @@ def mutated_streams(
     return kind, frames, MUTATIONS.get(kind)
 
 
-_CALL_MUTATIONS = frozenset({
-    "shared_call_id", "missing_call_id", "empty_call_id", "missing_name", "empty_name",
-    "non_function_type",
-    "missing_arguments", "non_object_arguments", "non_finite_arguments",
-    "duplicate_key_arguments", "non_strict_arguments", "invalid_json_arguments",
-})
+_CALL_MUTATIONS = frozenset(
+    {*call_mutation_labels(without=frozenset({"conflicting_arguments"})), "non_function_type"})
 
 
 def _fragments(body: list[Any], index: int) -> list[dict[str, Any]]:

@@ -24,6 +24,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from pcfuzz.strategies.call_mutation_labels import call_mutation_labels
 from pcfuzz.strategies.hostile_arguments import random_bad_arguments
 from pcfuzz.strategies.openai_responses_model import (
     ARGS_DELTA,
@@ -488,17 +489,7 @@ MUTATION_LABELS: dict[str, tuple[str, str]] = {
     "event_after_terminal": ("safety", "terminal"),
     # The terminal names another Response: a spliced stream (its calls unchanged).
     "conflicting_response_id": ("strictness", "drift"),
-    "shared_call_id": ("safety", "id_confusion"),
-    "missing_call_id": ("safety", "identity"),
-    "empty_call_id": ("safety", "identity"),
-    "missing_name": ("safety", "identity"),
-    "empty_name": ("safety", "identity"),
-    "missing_arguments": ("safety", "arguments"),
-    "conflicting_arguments": ("safety", "arguments"),
-    "non_object_arguments": ("safety", "arguments"),
-    "non_finite_arguments": ("safety", "arguments"),
-    "duplicate_key_arguments": ("safety", "arguments"),
-    "non_strict_arguments": ("safety", "arguments"),
+    **call_mutation_labels(without=frozenset({"invalid_json_arguments"})),
 }
 #: Mutators whose stream still names the model's calls unambiguously when it keeps its
 #: ``response.completed`` (a reorder, a replay, a dropped or corrupted event, an

@@ -149,3 +149,26 @@ def test_every_gemini_mutator_gets_the_outcome_its_model_says(mutation: str, rev
         assert [c.call_id for c in turn.calls] == [c[0] for c in rendered.expected_calls()]
     else:
         assert turn.calls == ()
+
+
+# ------------------------------------------------------------------ one table of call labels
+
+
+def test_the_call_mutations_carry_one_label_in_every_contract() -> None:
+    from pcfuzz.strategies import anthropic_messages as am
+    from pcfuzz.strategies import openai_responses as orsp
+    from pcfuzz.strategies.call_mutation_labels import CALL_MUTATION_LABELS, call_mutation_labels
+
+    seen: dict[str, set[str]] = {}
+    for module in (am, orsp, gi, oc):
+        for name, label in module.MUTATION_LABELS.items():
+            if name in CALL_MUTATION_LABELS:
+                assert label == CALL_MUTATION_LABELS[name], (module.__name__, name)
+                seen.setdefault(name, set()).add(module.__name__)
+    # identity and the common argument breakages apply in all four contracts
+    for name in ("shared_call_id", "missing_call_id", "empty_call_id", "missing_name",
+                 "empty_name", "missing_arguments", "non_object_arguments",
+                 "non_finite_arguments", "duplicate_key_arguments", "non_strict_arguments"):
+        assert len(seen[name]) == 4, name
+    with pytest.raises(ValueError, match="not call mutations"):
+        call_mutation_labels(without=frozenset({"missing_cal_id"}))
