@@ -589,14 +589,8 @@ class SSEDecoder:
                                 index += 1
                                 pos = end
                                 continue
-                    else:
-                        m = skip(text, pos, hi)
-                        if m is not None:
-                            end = m.end()
-                            if end - pos > max_line:
-                                self._check_comments(patterns, text, pos, end, delta)
-                            pos = end
-                            continue
+                # (no second look for blank or comment lines: every such run starts
+                # with a character of _SKIP_FIRST, already tried above)
             self._index = index
             self._id_buffer = id_buffer
             self._last_event_id = last_event_id
