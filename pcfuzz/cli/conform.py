@@ -14,6 +14,7 @@ from pcfuzz.cli.common import add_command, count, require_harness, seconds
 from pcfuzz.conform.kit import (
     DEFAULT_REGRESSIONS,
     DEFAULT_TIMEOUT_S,
+    FORMS,
     HYPOTHESIS_HOME,
     INPUTS,
     Finding,
@@ -44,6 +45,20 @@ that returns the calls the parser would execute for one whole turn (raising
 means the parser rejected the stream). --input sse passes the raw SSE bytes of
 the turn instead of the decoded events.
 
+--adapter-form release declares the second form, for a framework that runs
+calls while the stream is still arriving:
+
+    adapter(stream, release, continuation)
+
+stream hands out the events (with --input sse: each event's SSE frame) one at
+a time; the adapter calls release({"call_id", "name", "arguments"}) the moment
+its framework would run that call, and may call continuation(request) with the
+request it would send next (the provider's request JSON). Each release is
+attributed to the events delivered when it happened: a call released before
+the terminal event is a safety violation, even if the adapter then raises; the
+follow-up request must carry exactly one result per released call, bound by
+id (duplicate_result, missing_result, unknown_result).
+
 Valid turns must release exactly their calls; safety mutations (truncation,
 missing, early or failed terminal, overlap, reused index, conflicting replay,
 id confusion, broken arguments) must release nothing; --strict adds this
@@ -54,6 +69,7 @@ which later runs replay first.
 Examples:
     pcfuzz conform --contract anthropic-messages --adapter mypkg.stream:adapter
     pcfuzz conform --contract openai-chat --adapter ./my_parser.py:parse --input sse
+    pcfuzz conform --contract openai-chat --adapter ./agent.py:run --adapter-form release
 
 The budget bounds the whole run, shrinking included: when it is spent the
 search stops and each finding is reported with the smallest stream found so far.
@@ -77,6 +93,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    help="the parser under test: module:function or path/to/file.py:function, "
                         "called as adapter(events) -> [{call_id, name, arguments}, ...]; "
                         "raising means the parser rejected the stream")
+    p.add_argument("--adapter-form", choices=FORMS, default="plain",
+                   help="how the adapter is called: plain (default), adapter(events) -> "
+                        "calls; release, adapter(stream, release, continuation): it reads the "
+                        "events one at a time and calls release(call) when it would run a "
+                        "call (a release before the terminal event is a violation) and "
+                        "continuation(request) with the request it would send next (checked: "
+                        "one result per released call)")
     p.add_argument("--input", choices=INPUTS, default="events",
                    help="what the adapter receives: the decoded event list (default) or the "
                         "raw SSE bytes of the turn")
@@ -167,6 +190,7 @@ def _run(args: argparse.Namespace) -> int:
             max_examples=args.max_examples, families=args.family, regressions=regressions,
             adapter_name=args.adapter, seed=args.seed, adapter_timeout_s=args.adapter_timeout,
             reference=args.adapter, on_finding=show, database=database,
+            form=args.adapter_form,
             progress=lambda message: _write(sys.stderr, f"conform: {message}"),
         )
     finally:

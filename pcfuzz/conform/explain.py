@@ -468,6 +468,11 @@ class Explanation:
     diff: list[str] = field(default_factory=list)
     fix: str = ""
     contract: str = ""
+    #: the finding's label when it is not the scenario's (a release before the
+    #: terminal is safety in any scenario; the follow-up request's checks are named)
+    label: str = ""
+    #: what was expected, when the rule is not the scenario's expectation
+    expected: str = ""
 
 
 def _unsafe_at(contract: str, events: list[Any], view: ContractView) -> str:

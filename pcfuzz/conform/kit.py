@@ -6,7 +6,10 @@ An *adapter* is a plain function ``adapter(events) -> [{"call_id": str, "name": 
 whole list of events of one turn (``input="events"``: the decoded events in the
 shapes ``pcfuzz.contracts.<provider>.parse_events`` takes) or the raw SSE bytes of
 the turn (``input="sse"``). Raising any ``Exception`` means the parser rejected the
-stream.
+stream. The *release form* (``form="release"``) is ``adapter(stream, release,
+continuation)``: the stream handed out one event at a time, each ``release(call)``
+timed by the events delivered (:mod:`pcfuzz.conform.timing`), the follow-up request
+checked for one result per released call (:mod:`pcfuzz.conform.followup`).
 
 A run (:func:`conform`): the adapter is checked on the contract's golden stream
 (:mod:`pcfuzz.conform.validate`: a usage error when it cannot run at all), the saved
@@ -34,7 +37,7 @@ from pcfuzz.conform.explain import explain
 from pcfuzz.conform.loader import Adapter, load_adapter
 from pcfuzz.conform.regressions import REGRESSION_FORMAT, regression_scenarios, save_regression
 from pcfuzz.conform.report import FamilyResult, Finding, Replayed, Report
-from pcfuzz.conform.sandbox import DEFAULT_TIMEOUT_S, Outcome, Sandbox
+from pcfuzz.conform.sandbox import DEFAULT_TIMEOUT_S, FORMS, Outcome, Sandbox
 from pcfuzz.conform.search import Hit, Search, TimeUp, sse_bytes, verdict, warm_up
 from pcfuzz.conform.validate import validate_adapter
 from pcfuzz.errors import UsageError
@@ -43,6 +46,7 @@ __all__ = [
     "Adapter",
     "DEFAULT_REGRESSIONS",
     "DEFAULT_TIMEOUT_S",
+    "FORMS",
     "FamilyResult",
     "Finding",
     "HEARTBEAT_S",
@@ -54,6 +58,7 @@ __all__ = [
     "UsageError",
     "check_database",
     "check_family",
+    "check_form",
     "check_positive",
     "conform",
     "finding_for",
@@ -92,6 +97,15 @@ def check_positive(value: float | None, what: str) -> None:
         raise UsageError(f"{what} must be a finite number of seconds above 0, got {value!r}")
 
 
+def check_form(form: Any) -> None:
+    """An adapter form is named, never guessed from the adapter's signature:
+    ``plain`` (the default) or ``release``."""
+    if form not in FORMS:
+        raise UsageError(f"unknown adapter form {form!r}; known: {', '.join(FORMS)} (plain: "
+                         "adapter(events) -> calls; release: adapter(stream, release, "
+                         "continuation))")
+
+
 def check_database(database: Any, seed: int | None) -> None:
     """A database and a seed exclude each other: hypothesis' ``seed()`` turns the
     database off (a seeded run would neither replay nor save anything)."""
@@ -117,19 +131,23 @@ def finding_for(hit: Hit, input: str, strict: bool, origin: str = "generated") -
     except (UnicodeError, TypeError, KeyError, ValueError):
         sse = None
     why = hit.explanation
-    return Finding(scenario.contract, scenario.family, scenario.mutation, scenario.label,
+    if why.label:  # judged on its own rule, not the scenario's expectation
+        expected = why.expected or expected
+    return Finding(scenario.contract, scenario.family, scenario.mutation,
+                   why.label or scenario.label,
                    hit.problem, expected, hit.outcome.describe(), scenario.events, sse,
                    origin, rule=why.rule, unsafe_at=why.unsafe_at, diff=list(why.diff),
                    fix=why.fix, key=why.key, output=hit.outcome.output, note=hit.note)
 
 
 def replay_regressions(adapter: Adapter, contract: str, root: Path | None, *,
-                       input: str = "events", strict: bool = False,
+                       input: str = "events", strict: bool = False, form: str = "plain",
                        ) -> tuple[list[Finding], int, int]:
     """Run every saved scenario: ``(findings, replayed, passing)``, one finding per
     root cause (another file of the same cause counts under its "also found by")."""
-    report = Report(contract, "adapter", input, strict)
-    with Sandbox(adapter) as sandbox:
+    check_form(form)
+    report = Report(contract, "adapter", input, strict, form=form)
+    with Sandbox(adapter, form=form) as sandbox:
         search = Search(sandbox, contract, input, strict)
         _replay(search, contract, root, None, report, report.findings.append)
     return report.findings, report.regressions_replayed, report.regressions_fixed
@@ -158,16 +176,19 @@ def check_family(adapter: Adapter, contract: str, family: str, *, input: str = "
                  strict: bool = False, max_examples: int | None = None,
                  budget_s: float | None = None, regressions: Path | None = None,
                  adapter_timeout_s: float = DEFAULT_TIMEOUT_S, seed: int | None = None,
-                 database: Any = None) -> tuple[list[Finding], list[Replayed], int]:
+                 database: Any = None, form: str = "plain",
+                 ) -> tuple[list[Finding], list[Replayed], int]:
     """One family for the pytest helper: the adapter checked on the golden stream,
     the family's saved regressions replayed, then its search (``max_examples``
     examples, or ``budget_s`` seconds, whichever ends first). Returns ``(findings,
     replayed regressions, examples)``; new findings are saved to ``regressions``.
-    ``database``: a hypothesis example database, as for :func:`conform`."""
+    ``database``: a hypothesis example database, ``form`` the adapter's form, as for
+    :func:`conform`."""
     check_positive(budget_s, "the budget")
     check_positive(adapter_timeout_s, "the adapter timeout")
     check_database(database, seed)
-    with Sandbox(adapter, timeout_s=adapter_timeout_s) as sandbox:
+    check_form(form)
+    with Sandbox(adapter, timeout_s=adapter_timeout_s, form=form) as sandbox:
         start = time.monotonic()
         deadline = None if budget_s is None else start + budget_s
         validate_adapter(sandbox, contract, input, getattr(adapter, "__name__", "adapter"))
@@ -212,7 +233,7 @@ def conform(adapter: Adapter, contract: str, *, input: str = "events", strict: b
             adapter_timeout_s: float = DEFAULT_TIMEOUT_S, reference: str | None = None,
             isolation: str = "auto",
             on_finding: Callable[[Finding], None] | None = None,
-            database: Any = None) -> Report:
+            database: Any = None, form: str = "plain") -> Report:
     """Check the adapter, replay saved regressions, then search every family.
 
     ``budget_s``: seconds for the whole run (start-up, regressions, searching and
@@ -230,6 +251,13 @@ def conform(adapter: Adapter, contract: str, *, input: str = "events", strict: b
     :func:`pcfuzz.database.open_database` returns) or None: each family's search
     replays the failing examples saved in it first (hypothesis' reuse phase) and
     saves what it finds, so what one runner found the next replays first.
+
+    ``form``: how the adapter is called. ``plain``: ``adapter(events) -> calls``.
+    ``release``: ``adapter(stream, release, continuation)``, where ``stream`` hands
+    out the events (or each event's SSE frame) one at a time, ``release(call)`` says
+    the framework would run ``call`` now and ``continuation(request)`` hands over the
+    request it would send next; each release is attributed to the events delivered
+    when it happened (docs/conformance.md, "Two forms").
     """
     start = time.monotonic()
     from pcfuzz.strategies import conformance as kit
@@ -241,6 +269,7 @@ def conform(adapter: Adapter, contract: str, *, input: str = "events", strict: b
     check_positive(budget_s, "the budget")
     check_positive(adapter_timeout_s, "the adapter timeout")
     check_database(database, seed)
+    check_form(form)
     if max_examples is not None and (type(max_examples) is not int or max_examples < 1):
         raise UsageError(f"max_examples must be a whole number above 0, got {max_examples!r}")
     known = kit.families(contract, strict=True)
@@ -259,9 +288,9 @@ def conform(adapter: Adapter, contract: str, *, input: str = "events", strict: b
     plan = " and ".join(p for p in (f"{budget_s:g}s budget" if budget_s else "",
                                     f"{max_examples} examples per family" if max_examples
                                     else "") if p)
-    report = Report(contract, adapter_name, input, strict, plan=plan)
+    report = Report(contract, adapter_name, input, strict, plan=plan, form=form)
     sandbox = Sandbox(adapter, reference=reference, timeout_s=adapter_timeout_s,
-                      isolation=isolation)
+                      isolation=isolation, form=form)
     search = Search(sandbox, contract, input, strict, say=say, database=database)
     reported: set[str] = set()
 
@@ -377,9 +406,11 @@ def _one_family(search: Search, name: str, number: int, total: int, end: float |
         f"{f'VIOLATION ({len(hits)} new)' if hits else 'ok'} ({seconds:.1f}s)")
 
 
-def run_scenario(adapter: Adapter, scenario: Any, input: str = "events") -> Outcome:
+def run_scenario(adapter: Adapter, scenario: Any, input: str = "events",
+                 form: str = "plain") -> Outcome:
     """One scenario through a fresh sandbox (a test helper: a run keeps one)."""
     from pcfuzz.conform.search import payload_for
 
-    with Sandbox(adapter) as sandbox:
-        return sandbox.call(payload_for(scenario, input))
+    check_form(form)
+    with Sandbox(adapter, form=form) as sandbox:
+        return sandbox.call(payload_for(scenario, input, form))

@@ -128,13 +128,16 @@ def pcfuzz_conformance(
     strict: bool = False,
     families: list[str] | None = None,
     regressions: str | Path | None = None,
+    form: str = "plain",
 ) -> Callable[..., None]:
     """A test function parametrized by scenario family; assign it to a ``test_*`` name.
 
     ``adapter(events) -> [{"call_id", "name", "arguments"}]`` (raising = rejected);
     ``input="sse"`` passes the raw SSE bytes instead of the decoded event list;
     ``strict`` adds this project's strictness checks (unknown fields, usage
-    regression, envelope drift) to safety and correct output.
+    regression, envelope drift) to safety and correct output. ``form="release"``:
+    the adapter is ``adapter(stream, release, continuation)`` (see
+    :func:`pcfuzz.conform.kit.conform`).
     """
     from pcfuzz.conform import kit
     from pcfuzz.strategies import conformance
@@ -144,6 +147,8 @@ def pcfuzz_conformance(
                          f"{', '.join(conformance.CONTRACTS)}")
     if input not in kit.INPUTS:
         raise ValueError(f"unknown input {input!r}; known: {', '.join(kit.INPUTS)}")
+    if form not in kit.FORMS:
+        raise ValueError(f"unknown adapter form {form!r}; known: {', '.join(kit.FORMS)}")
     chosen = families or conformance.families(contract, strict=True)
 
     @pytest.mark.parametrize("pcfuzz_family", chosen)
@@ -165,7 +170,8 @@ def pcfuzz_conformance(
                 adapter, contract, pcfuzz_family, input=input, strict=strict_mode,
                 max_examples=_option(config, "pcfuzz_max_examples"),
                 budget_s=_option(config, "pcfuzz_budget"), regressions=root,
-                adapter_timeout_s=timeout, database=None if shared is None else shared[0])
+                adapter_timeout_s=timeout, database=None if shared is None else shared[0],
+                form=form)
         except kit.UsageError as exc:
             pytest.fail(f"pcfuzz conformance cannot run: {exc}", pytrace=False)
         # the nightly's property plugin reads it (its report, the next night's costs)

@@ -138,6 +138,8 @@ class Report:
     isolation: str = ""
     #: the hypothesis example database the search used (no password), or ""
     database: str = ""
+    #: how the adapter was called: ``plain`` or ``release``
+    form: str = "plain"
 
     @property
     def failed(self) -> bool:
@@ -150,7 +152,8 @@ class Report:
     def to_json(self) -> dict[str, Any]:
         return {
             "contract": self.contract, "adapter": self.adapter, "input": self.input,
-            "strict": self.strict, "seconds": round(self.seconds, 2), "plan": self.plan,
+            "strict": self.strict, "form": self.form,
+            "seconds": round(self.seconds, 2), "plan": self.plan,
             "isolation": self.isolation, "database": self.database or None,
             "complete": self.complete,
             "interrupted": self.interrupted or None, "incomplete": self.incomplete,
@@ -169,7 +172,9 @@ class Report:
     def header(self) -> list[str]:
         mode = "strict (safety + strictness)" if self.strict else "default (safety + correct output)"
         out = [f"pcfuzz conform: {self.contract} against {self.adapter} "
-               f"(input {self.input}, checks {mode}"
+               f"(input {self.input}, "
+               + ("release form, " if self.form == "release" else "")
+               + f"checks {mode}"
                + (f", {self.plan}" if self.plan else "") + ")"]
         if self.isolation:
             out.append(f"adapter called {self.isolation}")

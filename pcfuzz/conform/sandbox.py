@@ -37,10 +37,10 @@ from pathlib import Path
 from typing import Any, BinaryIO, cast
 
 from pcfuzz.conform.loader import Adapter, adapter_reference
-from pcfuzz.conform.worker import OUTPUT_LIMIT, call_adapter, write_message
+from pcfuzz.conform.worker import FORMS, OUTPUT_LIMIT, call_adapter, write_message
 from pcfuzz.errors import UsageError
 
-__all__ = ["DEFAULT_TIMEOUT_S", "ISOLATIONS", "Outcome", "Sandbox"]
+__all__ = ["DEFAULT_TIMEOUT_S", "FORMS", "ISOLATIONS", "Outcome", "Sandbox"]
 
 #: Seconds one adapter call may take (``pcfuzz conform --adapter-timeout``).
 DEFAULT_TIMEOUT_S = 10.0
@@ -53,6 +53,26 @@ FIRST_CALL_FACTOR = 3.0
 _EOF = object()
 
 
+def _record(answer: Any) -> tuple[str, dict[str, Any]] | None:
+    """A release-form record the worker sent during a call (``{"release": {...}}``
+    or ``{"continuation": {...}}``), or ``None`` for anything else."""
+    if not isinstance(answer, dict) or len(answer) != 1:
+        return None
+    kind, record = next(iter(answer.items()))
+    if kind not in ("release", "continuation") or not isinstance(record, dict):
+        return None
+    if type(record.get("at")) is not int:
+        return None
+    return kind, record
+
+
+def _at(delivered: int) -> str:
+    """When a release happened, by the events delivered until then."""
+    if delivered <= 0:
+        return "the start (before event 0 was delivered)"
+    return f"event {delivered - 1}"
+
+
 @dataclass
 class Outcome:
     """What one adapter call did.
@@ -63,6 +83,12 @@ class Outcome:
     ``KeyboardInterrupt``, ...), ``timeout`` (no answer within the adapter timeout),
     ``died`` (the worker process ended during the call), ``cut`` (stopped because the
     run's own time was up: not a finding), ``refused`` (thread mode after a timeout).
+
+    The release form (``form="release"``) adds what the adapter did while it ran,
+    whatever ``kind`` it then ended with: ``releases`` (``{"at": items delivered,
+    "call": {...}}``, or ``"error"`` for an argument that is not a call),
+    ``continuations`` (``{"at", "request"}`` or ``"error"``), ``delivered`` (items
+    the adapter took) and ``returned`` (the type of what it returned, if not None).
     """
 
     kind: str
@@ -75,6 +101,11 @@ class Outcome:
     output: str = ""
     seconds: float = 0.0
     instance_of_adapter: bool = False
+    form: str = "plain"
+    releases: list[dict[str, Any]] = field(default_factory=list)
+    continuations: list[dict[str, Any]] = field(default_factory=list)
+    delivered: int = 0
+    returned: str = ""
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Outcome:
@@ -83,7 +114,15 @@ class Outcome:
                    where=str(data.get("where", "")), site=str(data.get("site", "")),
                    output=str(data.get("output", "")),
                    seconds=float(data.get("seconds", 0.0)),
-                   instance_of_adapter=bool(data.get("instance_of_adapter", False)))
+                   instance_of_adapter=bool(data.get("instance_of_adapter", False)),
+                   form=str(data.get("form", "plain")),
+                   delivered=int(data.get("delivered", 0)),
+                   returned=str(data.get("returned", "")))
+
+    @property
+    def released(self) -> list[dict[str, Any]]:
+        """The calls the adapter released (the release form), in release order."""
+        return [r["call"] for r in self.releases if "call" in r]
 
     @property
     def rejected(self) -> bool:
@@ -91,6 +130,26 @@ class Outcome:
 
     def describe(self) -> str:
         """What the adapter did, in one line (the finding's "got")."""
+        if self.form == "release":
+            return self._describe_release()
+        return self._describe_end()
+
+    def _describe_release(self) -> str:
+        shown = [f"{json.dumps(r['call'], ensure_ascii=False)[:400]} at {_at(r['at'])}"
+                 if "call" in r else f"something that is not a call ({r['error']}) at "
+                 f"{_at(r['at'])}" for r in self.releases[:20]]
+        released = (f"released {len(self.releases)} call(s): " + "; ".join(shown)
+                    if self.releases else "released no call")
+        more = "" if len(self.releases) <= 20 else f"; ... ({len(self.releases) - 20} more)"
+        if self.kind == "returned":
+            end = "returned" + (f" a {self.returned} (not read)" if self.returned else "")
+        else:
+            end = self._describe_end()
+        sent = (f"; handed over {len(self.continuations)} follow-up request(s)"
+                if self.continuations else "")
+        return (f"{released}{more}; took {self.delivered} event(s), then {end}{sent}")[:4000]
+
+    def _describe_end(self) -> str:
         if self.kind == "returned":
             calls = self.calls or []
             shown = json.dumps(calls, ensure_ascii=False)
@@ -122,6 +181,8 @@ class Sandbox:
     reference: str | None = None
     timeout_s: float = DEFAULT_TIMEOUT_S
     isolation: str = "auto"
+    #: how the adapter is called: ``plain`` or ``release`` (:data:`FORMS`)
+    form: str = "plain"
     #: why the sandbox runs in a thread (empty: it runs in a process)
     note: str = ""
     mode: str = field(default="", init=False)
@@ -135,6 +196,8 @@ class Sandbox:
     def __post_init__(self) -> None:
         if self.isolation not in ISOLATIONS:
             raise UsageError(f"unknown isolation {self.isolation!r}; known: {ISOLATIONS}")
+        if self.form not in FORMS:
+            raise UsageError(f"unknown adapter form {self.form!r}; known: {', '.join(FORMS)}")
         if self.reference is None and self.isolation != "thread":
             self.reference = adapter_reference(self.adapter)
         if self.isolation == "thread" or self.reference is None:
@@ -166,7 +229,7 @@ class Sandbox:
         if self._proc.stdin is None:
             raise RuntimeError("the worker's stdin is not a pipe")
         hello = {"reference": self.reference, "sys_path": [p for p in sys.path if p],
-                 "cwd": os.getcwd()}
+                 "cwd": os.getcwd(), "form": self.form}
         write_message(cast(BinaryIO, self._proc.stdin), pickle.dumps(hello))
         answer = self._receive(limit)
         if answer is None and limit < START_TIMEOUT_S:
@@ -257,19 +320,35 @@ class Sandbox:
             write_message(cast(BinaryIO, proc.stdin), pickle.dumps(payload))
         except (BrokenPipeError, OSError):
             return self._died(started)
-        answer = self._receive(limit)
+        records: dict[str, list[dict[str, Any]]] = {"release": [], "continuation": []}
+        end = started + limit
+        while True:
+            answer = self._receive(end - time.monotonic())
+            record = _record(answer)
+            if record is None:
+                break
+            records[record[0]].append(record[1])
         if isinstance(answer, dict) and "kind" in answer:
             self._answered = True
-            return Outcome.from_json(answer)
+            return self._with(Outcome.from_json(answer), records)
         if answer is _EOF or proc.poll() is not None:
-            return self._died(started)
+            return self._with(self._died(started), records)
         output = self._captured()
         self._kill()
         seconds = time.monotonic() - started
         if limit < self._timeout and seconds < self._timeout:
-            return Outcome("cut", seconds=seconds, output=output,
-                           message="stopped: the run's time was up during the call")
-        return Outcome("timeout", seconds=self._timeout, output=output)
+            return self._with(Outcome("cut", seconds=seconds, output=output,
+                                      message="stopped: the run's time was up during the "
+                                              "call"), records)
+        return self._with(Outcome("timeout", seconds=self._timeout, output=output), records)
+
+    def _with(self, outcome: Outcome, records: dict[str, list[dict[str, Any]]]) -> Outcome:
+        """``outcome`` with the release form's records, however the call ended."""
+        if self.form == "release":
+            outcome.form = "release"
+            outcome.releases = records["release"]
+            outcome.continuations = records["continuation"]
+        return outcome
 
     def _died(self, started: float) -> Outcome:
         proc = self._proc
@@ -294,13 +373,20 @@ class Sandbox:
     def _call_thread(self, payload: Any, limit: float) -> Outcome:
         if self.refused:
             return Outcome("refused", message=self.refused)
-        if not isinstance(payload, (bytes, bytearray)):
+        if self.form == "release":  # the adapter gets its own copy of each item
+            payload = [p if isinstance(p, (bytes, bytearray)) else json.loads(json.dumps(p))
+                       for p in payload]
+        elif not isinstance(payload, (bytes, bytearray)):
             payload = json.loads(json.dumps(payload))  # the adapter gets its own copy
         box: dict[str, Any] = {}
+        records: dict[str, list[dict[str, Any]]] = {"release": [], "continuation": []}
         out = io.StringIO()
 
+        def emit(kind: str, record: dict[str, Any]) -> None:
+            records[kind].append(json.loads(json.dumps(record)))
+
         def run() -> None:
-            box["result"] = call_adapter(self.adapter, payload)
+            box["result"] = call_adapter(self.adapter, payload, self.form, emit)
 
         saved = sys.stdout, sys.stderr
         sys.stdout = sys.stderr = out
@@ -312,18 +398,20 @@ class Sandbox:
         finally:
             sys.stdout, sys.stderr = saved
         seconds = time.monotonic() - started
+        taken = {k: list(v) for k, v in records.items()}  # the thread may still add
         if "result" in box:
             self._answered = True
             outcome = Outcome.from_json(box["result"])
             outcome.output = out.getvalue()[:OUTPUT_LIMIT]
-            return outcome
+            return self._with(outcome, taken)
         if limit < self._timeout and seconds < self._timeout:
             self.refused = ("an earlier call was still running when the run's time was "
                             "up (in-process: it cannot be stopped)")
-            return Outcome("cut", seconds=seconds, message=self.refused)
+            return self._with(Outcome("cut", seconds=seconds, message=self.refused), taken)
         self.refused = (f"an earlier call did not return within {self._timeout:g}s and "
                         "an in-process adapter cannot be stopped: no further call")
-        return Outcome("timeout", seconds=self._timeout, output=out.getvalue()[:OUTPUT_LIMIT])
+        return self._with(Outcome("timeout", seconds=self._timeout,
+                                  output=out.getvalue()[:OUTPUT_LIMIT]), taken)
 
     # ------------------------------------------------------------------ the API
 

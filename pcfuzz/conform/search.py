@@ -23,11 +23,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pcfuzz.conform.explain import Explanation, explain
+from pcfuzz.conform.explain import Explanation, describe_event, explain, shape
 from pcfuzz.conform.sandbox import Outcome, Sandbox
 from pcfuzz.database import keyed
 
-__all__ = ["Hit", "Search", "TimeUp", "payload_for", "sse_bytes", "verdict", "warm_up"]
+__all__ = ["Hit", "Search", "TimeUp", "payload_for", "release_judgement", "sse_bytes",
+           "verdict", "warm_up"]
 
 #: A family stops calling an adapter that hung this many times (each costs the
 #: adapter timeout; the finding is made at the first).
@@ -79,8 +80,15 @@ def sse_bytes(contract: str, events: list[Any]) -> bytes:
     return render_api_events(contract, events)
 
 
-def payload_for(scenario: Any, input: str) -> Any:
-    """What the adapter is given: the events, or the SSE bytes (``input="sse"``)."""
+def payload_for(scenario: Any, input: str, form: str = "plain") -> Any:
+    """What the adapter is given: the events, or the SSE bytes (``input="sse"``). The
+    release form takes them as a list of items the worker hands out one at a time:
+    the events, or each event's own SSE frame (their concatenation is the stream's
+    bytes), so a release is attributed to an event either way."""
+    if form == "release":
+        if input == "sse":
+            return [sse_bytes(scenario.contract, [event]) for event in scenario.events]
+        return list(scenario.events)
     if input == "sse":
         return sse_bytes(scenario.contract, scenario.events)
     return scenario.events
@@ -106,6 +114,97 @@ def verdict(scenario: Any, outcome: Outcome, strict: bool) -> str | None:
     if outcome.kind == "raised":
         return check(scenario, AdapterRejected(outcome.message), strict=strict)
     return check(scenario, outcome.calls, strict=strict)
+
+
+def _as_plain(outcome: Outcome) -> Outcome:
+    """A release-form outcome as the plain form's: what ran is what was released."""
+    if outcome.releases:
+        return Outcome("returned", calls=outcome.released, output=outcome.output,
+                       seconds=outcome.seconds)
+    if outcome.kind == "returned":
+        return Outcome("returned", calls=[], output=outcome.output, seconds=outcome.seconds)
+    return outcome
+
+
+_EARLY_FIX = ("release a call only once the stream's terminal event has arrived (and the "
+              "turn has been checked whole), never when the call's own block, item or "
+              "step completes")
+_FOLLOWUP = {
+    "duplicate_result": ("a follow-up request carries exactly one result per released "
+                         "call: never two for one call",
+                         "send each released call's result once, in the one request that "
+                         "follows the turn"),
+    "missing_result": ("a follow-up request carries exactly one result per released call: "
+                       "none may be missing",
+                       "send a result for every call that ran (an error result for a "
+                       "call that failed), bound by its id"),
+    "unknown_result": ("a follow-up request carries results only for calls released in "
+                       "the turn, bound by their ids",
+                       "bind each result to the id of a call that was released; never "
+                       "invent, renumber or reuse an id"),
+}
+
+
+def release_judgement(scenario: Any, outcome: Outcome, strict: bool
+                      ) -> tuple[str, Explanation] | None:
+    """The release form's verdict: ``(problem, explanation)`` or ``None``.
+
+    In order: something passed to ``release()`` that is not a call; a call released
+    before the terminal event had been delivered (safety, in any scenario, whatever
+    the adapter did afterwards); then the ordinary check of what ran (the released
+    calls, whether the adapter then returned, raised or hung); then the adapter's
+    hang, death or escape; then its follow-up request, if it handed one over."""
+    from pcfuzz.conform import followup, timing
+
+    contract = scenario.contract
+    bad = next((r for r in outcome.releases if "error" in r), None)
+    if bad is not None:
+        return f"release() takes one call {{call_id, name, arguments}}: {bad['error']}", Explanation(
+            f"malformed-release:{shape(bad['error'])}",
+            "release() takes one call: a dict with exactly call_id (str), name (str) and "
+            "arguments (dict)", "", [],
+            "call release() once per call, with the call's id, name and parsed arguments")
+    early = timing.early_release(contract, scenario.events, outcome.releases)
+    if early is not None:
+        at = (f"event {early.at}, {describe_event(contract, scenario.events, early.at)}"
+              if early.at >= 0 else "the start of the stream")
+        return early.text(), Explanation(
+            "released-early", "a call is released only after the terminal event has been "
+            "delivered", f"{at}: {early.text()}", [], _EARLY_FIX, label="safety",
+            expected=f"every call released after event {early.terminal} "
+                     f"({early.terminal_name}) had been delivered")
+    plain = _as_plain(outcome)
+    problem: str | None = verdict(scenario, plain, strict)
+    if problem is None and outcome.kind in ("escaped", "timeout", "died"):
+        problem = verdict(scenario, outcome, strict)  # released fine, then hung or died
+        plain = outcome
+    if problem is not None:
+        return problem, explain(scenario, plain, problem, strict=strict)
+    if not outcome.continuations:
+        return None
+    bad = next((c for c in outcome.continuations if "error" in c), None)
+    if bad is not None:
+        return f"continuation() takes the request as JSON data: {bad['error']}", Explanation(
+            f"malformed-continuation:{shape(bad['error'])}",
+            "continuation() takes the follow-up request as JSON data (dicts, lists, str, "
+            "int, float, bool, None)", "", [],
+            "hand over the request body your integration would send, as plain JSON data")
+    ids = [c["call_id"] for c in outcome.released]
+    if len(outcome.continuations) > 1:
+        found: followup.Binding | None = followup.Binding(
+            "duplicate_result", f"{len(outcome.continuations)} follow-up requests for one "
+            "turn: every released call's result would be sent more than once")
+    else:
+        named = frozenset(c["call_id"] for c in scenario.calls
+                          if isinstance(c.get("call_id"), str))
+        found = followup.check_request(contract, ids, outcome.continuations[0]["request"],
+                                       named)
+    if found is None:
+        return None
+    rule, fix = _FOLLOWUP[found.check]
+    return f"{found.check}: {found.text}", Explanation(
+        f"continuation:{found.check}", rule, "", [found.text], fix, label=found.check,
+        expected=f"one result for each released call ({len(ids)}), bound by its id")
 
 
 @dataclass
@@ -159,9 +258,16 @@ class Search:
         limit = None if deadline is None else deadline - self.clock()
         if limit is not None and limit <= 0:
             raise TimeUp
-        outcome = self.sandbox.call(payload_for(scenario, self.input), limit)
+        outcome = self.sandbox.call(payload_for(scenario, self.input, self.sandbox.form),
+                                    limit)
         if outcome.kind in ("cut", "refused"):
             raise TimeUp
+        if outcome.form == "release":
+            judged = release_judgement(scenario, outcome, self.strict)
+            if judged is None:
+                return None
+            judged[1].key = self.canonical(judged[1].key)
+            return Hit(scenario, outcome, judged[0], judged[1])
         problem = verdict(scenario, outcome, self.strict)
         if problem is None:
             return None

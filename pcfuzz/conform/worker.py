@@ -12,7 +12,11 @@ moved to other descriptors at once, and the adapter's 0/1/2 point at ``/dev/null
 and the capture file): each message is an 8-byte big-endian length and a body. The
 parent's bodies are pickles (the handshake ``{"reference", "sys_path", "cwd"}``, then
 one payload per call: the events or the SSE bytes); this process answers in JSON,
-never in pickle, so nothing the adapter writes can make the parent run code.
+never in pickle, so nothing the adapter writes can make the parent run code. For an
+adapter of the release form (the handshake's ``"form": "release"``) each
+``release(call)`` and ``continuation(request)`` is sent the moment it happens
+(``{"release": {"at": events delivered, "call": ...}}``), before the call's final
+answer, so the parent has them even when the adapter then hangs or ends this process.
 
 Standard library only, besides :mod:`pcfuzz.conform.loader` (the same
 ``module:function`` import as the command's). The readers below are also what the
@@ -28,11 +32,14 @@ import struct
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
 
 __all__ = [
+    "FORMS",
     "MAX_CALLS",
+    "MAX_CONTINUATIONS",
     "MAX_DEPTH",
     "MAX_NODES",
     "OUTPUT_LIMIT",
@@ -53,6 +60,11 @@ MAX_CALLS = 1_000
 MAX_DEPTH = 200
 #: Values (all levels) in one returned list of calls.
 MAX_NODES = 200_000
+#: Follow-up requests one release-form call may hand over (one is what a turn has).
+MAX_CONTINUATIONS = 10
+#: How an adapter is called: ``adapter(events) -> calls`` or ``adapter(stream,
+#: release, continuation)`` (docs/conformance.md, "Two forms").
+FORMS = ("plain", "release")
 #: Bytes of one call's captured output kept for the finding.
 OUTPUT_LIMIT = 4_000
 _HEADER = struct.Struct(">Q")
@@ -195,11 +207,23 @@ def read_calls(value: Any) -> tuple[list[dict[str, Any]] | None, str]:
         return None, f"the returned value could not be read ({type(exc).__name__} raised)"
 
 
-def call_adapter(adapter: Any, payload: Any) -> dict[str, Any]:
+def call_adapter(adapter: Any, payload: Any, form: str = "plain",
+                 emit: Callable[[str, dict[str, Any]], None] | None = None) -> dict[str, Any]:
     """Call the adapter once and say what happened, as plain JSON data:
     ``returned`` (the calls), ``malformed`` (not a list of calls), ``raised`` (an
     ``Exception``: the stream was rejected) or ``escaped`` (any other
-    ``BaseException``: ``SystemExit``, ``KeyboardInterrupt``, ...)."""
+    ``BaseException``: ``SystemExit``, ``KeyboardInterrupt``, ...).
+
+    ``form="release"``: ``payload`` is the list of the stream's items (events, or each
+    event's SSE frame), handed to ``adapter(stream, release, continuation)`` one at
+    a time through an iterator; each ``release(call)`` and ``continuation(request)``
+    is recorded with the number of items delivered when it happened and passed to
+    ``emit(kind, record)`` at once (the worker sends it to the parent then, so a call
+    that later hangs or ends its process has already told what it released). The
+    return value is not read (only its type is kept); ``delivered`` says how many
+    items the adapter took."""
+    if form == "release":
+        return _call_release_form(adapter, payload, emit or (lambda _kind, _record: None))
     started = time.perf_counter()
     try:
         value = adapter(payload)
@@ -216,6 +240,102 @@ def call_adapter(adapter: Any, payload: Any) -> dict[str, Any]:
                    "instance_of_adapter": isinstance(adapter, type)
                    and isinstance(value, adapter)}
     out["seconds"] = round(time.perf_counter() - started, 6)
+    return out
+
+
+# --------------------------------------------------------------------- the release form
+
+
+class _Feed:
+    """The stream a release-form adapter reads: an iterator that hands out one item
+    at a time and counts how many it has handed out (``delivered``). It has no
+    length and cannot be indexed: like a live stream, what comes next is known only
+    once it is taken."""
+
+    def __init__(self, items: list[Any]) -> None:
+        self._items = items
+        self._lock = threading.Lock()
+        self.delivered = 0
+
+    def __iter__(self) -> _Feed:
+        return self
+
+    def __next__(self) -> Any:
+        with self._lock:
+            if self.delivered >= len(self._items):
+                raise StopIteration
+            item = self._items[self.delivered]
+            self.delivered += 1
+            return item
+
+    def __repr__(self) -> str:
+        return f"<pcfuzz stream: {self.delivered} item(s) delivered>"
+
+
+class _Hooks:
+    """``release`` and ``continuation`` of one call: each records what it was given
+    and when (``at``: the items delivered so far), bounded, and stops recording when
+    the call has ended (``close``)."""
+
+    def __init__(self, feed: _Feed, emit: Callable[[str, dict[str, Any]], None]) -> None:
+        self.feed, self.emit = feed, emit
+        self.lock = threading.Lock()
+        self.live = True
+        self.counts = {"release": 0, "continuation": 0}
+
+    def _record(self, kind: str, limit: int, record: dict[str, Any]) -> None:
+        with self.lock:
+            if not self.live:
+                return  # after the call: belongs to no stream (see docs/conformance.md)
+            self.counts[kind] += 1
+            if self.counts[kind] > limit + 1:
+                return
+            if self.counts[kind] > limit:
+                record = {"at": record["at"],
+                          "error": f"more than {limit} {kind} calls for one stream"}
+            self.emit(kind, record)
+
+    def release(self, call: Any) -> None:
+        """The framework would run ``call`` now."""
+        at = self.feed.delivered
+        calls, problem = read_calls([call])
+        record: dict[str, Any] = ({"at": at, "call": calls[0]} if calls is not None
+                                  else {"at": at, "error": problem.removeprefix("call 0: ")})
+        self._record("release", MAX_CALLS, record)
+
+    def continuation(self, request: Any) -> None:
+        """The framework would send ``request`` next."""
+        at = self.feed.delivered
+        try:
+            record = {"at": at, "request": _copy_json(request, "the request", [MAX_NODES])}
+        except _Malformed as exc:
+            record = {"at": at, "error": str(exc)}
+        except BaseException as exc:  # noqa: BLE001 - a hostile object
+            record = {"at": at, "error": f"the request could not be read "
+                                         f"({type(exc).__name__} raised)"}
+        self._record("continuation", MAX_CONTINUATIONS, record)
+
+    def close(self) -> None:
+        with self.lock:
+            self.live = False
+
+
+def _call_release_form(adapter: Any, items: Any,
+                       emit: Callable[[str, dict[str, Any]], None]) -> dict[str, Any]:
+    feed = _Feed(list(items))
+    hooks = _Hooks(feed, emit)
+    started = time.perf_counter()
+    try:
+        value = adapter(feed, hooks.release, hooks.continuation)
+    except Exception as exc:  # noqa: BLE001 - raising is how an adapter rejects
+        out = {"kind": "raised", **describe_exception(exc)}
+    except BaseException as exc:  # noqa: BLE001 - contained and reported
+        out = {"kind": "escaped", **describe_exception(exc)}
+    else:
+        out = {"kind": "returned", "returned": "" if value is None else type_name(value)}
+    hooks.close()
+    out.update(form="release", delivered=feed.delivered,
+               seconds=round(time.perf_counter() - started, 6))
     return out
 
 
@@ -288,6 +408,15 @@ def main(argv: list[str] | None = None) -> int:
         _answer(proto_out, {"ok": False, "error": f"{type_name(exc)}: {safe_text(exc)}"})
         return 0
     _answer(proto_out, {"ok": True, "is_class": isinstance(adapter, type)})
+    form = setup.get("form", "plain")
+    sending = threading.Lock()
+
+    def emit(kind: str, record: dict[str, Any]) -> None:
+        # a release reaches the parent the moment it happens: a call that then hangs
+        # or ends this process has still told what it released
+        with sending:
+            _answer(proto_out, {kind: record})
+
     while True:
         message = read_message(proto_in)
         if message is None:
@@ -296,7 +425,7 @@ def main(argv: list[str] | None = None) -> int:
         os.lseek(capture, 0, os.SEEK_SET)
         os.ftruncate(capture, 0)
         sys.stdout, sys.stderr = stdout, stderr
-        result = call_adapter(adapter, payload)
+        result = call_adapter(adapter, payload, form, emit)
         for stream in (sys.stdout, sys.stderr, stdout, stderr):
             try:
                 stream.flush()
