@@ -128,15 +128,25 @@ def pcfuzz_conformance(
     strict: bool = False,
     families: list[str] | None = None,
     regressions: str | Path | None = None,
+    tool_names: list[str] | str | None = None,
+    mutations: list[str] | None = None,
+    exclude: list[str] | None = None,
+    gate: str = "none",
 ) -> Callable[..., None]:
     """A test function parametrized by scenario family; assign it to a ``test_*`` name.
 
-    ``adapter(events) -> [{"call_id", "name", "arguments"}]`` (raising = rejected);
-    ``input="sse"`` passes the raw SSE bytes instead of the decoded event list;
-    ``strict`` adds this project's strictness checks (unknown fields, usage
-    regression, envelope drift) to safety and correct output.
+    ``adapter(events) -> [{"call_id", "name", "arguments"}]`` (raising = rejected;
+    an ``async def`` adapter is awaited); ``input="sse"`` passes the raw SSE bytes
+    instead of the decoded event list; ``strict`` adds this project's strictness
+    checks (unknown fields, usage regression, envelope drift) to safety and correct
+    output. ``tool_names``, ``mutations``, ``exclude`` and ``gate`` are those of
+    :func:`pcfuzz.conform.kit.conform` (``pcfuzz conform --tool-names``,
+    ``--mutation``, ``--exclude``, ``--gate``): what the gate stops does not fail the
+    test. A bad value raises ``ValueError`` when the module is collected.
     """
     from pcfuzz.conform import kit
+    from pcfuzz.conform.gate import check_gate
+    from pcfuzz.conform.options import check_tool_names, plan_families
     from pcfuzz.strategies import conformance
 
     if contract not in conformance.CONTRACTS:
@@ -145,6 +155,14 @@ def pcfuzz_conformance(
     if input not in kit.INPUTS:
         raise ValueError(f"unknown input {input!r}; known: {', '.join(kit.INPUTS)}")
     chosen = families or conformance.families(contract, strict=True)
+    try:
+        check_tool_names(tool_names)
+        check_gate(contract, gate)
+        if mutations or exclude:  # only the families the filters leave anything in
+            chosen = list(plan_families(contract, strict=True, families=chosen,
+                                        mutations=mutations, exclude=exclude))
+    except kit.UsageError as exc:
+        raise ValueError(str(exc)) from exc
 
     @pytest.mark.parametrize("pcfuzz_family", chosen)
     def test_conformance(pcfuzz_family: str, request: pytest.FixtureRequest) -> None:
@@ -159,17 +177,23 @@ def pcfuzz_conformance(
         else:
             root = None if str(where) == "none" else Path(where)
         timeout = _option(config, "pcfuzz_adapter_timeout") or kit.DEFAULT_TIMEOUT_S
+        gated: list[Any] = []
         try:
             shared = _database(config)
             found, replays, examples = kit.check_family(
                 adapter, contract, pcfuzz_family, input=input, strict=strict_mode,
                 max_examples=_option(config, "pcfuzz_max_examples"),
                 budget_s=_option(config, "pcfuzz_budget"), regressions=root,
-                adapter_timeout_s=timeout, database=None if shared is None else shared[0])
+                adapter_timeout_s=timeout, database=None if shared is None else shared[0],
+                tool_names=tool_names, mutations=mutations, exclude=exclude, gate=gate,
+                gated=gated)
         except kit.UsageError as exc:
             pytest.fail(f"pcfuzz conformance cannot run: {exc}", pytrace=False)
         # the nightly's property plugin reads it (its report, the next night's costs)
         request.node.user_properties.append(("pcfuzz_examples", examples))
+        if gated:
+            request.node.user_properties.append(
+                ("pcfuzz_stopped_by_gate", [g.line().strip() for g in gated]))
         if found:
             pytest.fail(failure_text(found, replays), pytrace=False)
         if shared is not None:

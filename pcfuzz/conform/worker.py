@@ -14,6 +14,12 @@ parent's bodies are pickles (the handshake ``{"reference", "sys_path", "cwd"}``,
 one payload per call: the events or the SSE bytes); this process answers in JSON,
 never in pickle, so nothing the adapter writes can make the parent run code.
 
+An ``async def`` adapter (or any adapter whose call returns a coroutine) is awaited
+on one event loop (:class:`EventLoop`) that lives as long as this process, so the
+adapter's loop-bound state (a client session, a queue, a cached task) is built once
+per run, not once per example; the parent's per-call timeout applies to the awaited
+call as to any other (the parent stops the process).
+
 Standard library only, besides :mod:`pcfuzz.conform.loader` (the same
 ``module:function`` import as the command's). The readers below are also what the
 in-process (thread) mode of the sandbox uses.
@@ -21,6 +27,8 @@ in-process (thread) mode of the sandbox uses.
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import json
 import os
 import pickle
@@ -36,6 +44,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_NODES",
     "OUTPUT_LIMIT",
+    "EventLoop",
     "call_adapter",
     "describe_exception",
     "main",
@@ -195,14 +204,52 @@ def read_calls(value: Any) -> tuple[list[dict[str, Any]] | None, str]:
         return None, f"the returned value could not be read ({type(exc).__name__} raised)"
 
 
-def call_adapter(adapter: Any, payload: Any) -> dict[str, Any]:
+class EventLoop:
+    """The one event loop an async adapter's calls share (made at the first coroutine,
+    closed by :meth:`close`): one per worker process, or per in-process sandbox."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def run(self, coroutine: Any) -> Any:
+        """Await ``coroutine`` on the loop and return its result (or raise what it
+        raised)."""
+        if self._loop is None or self._loop.is_closed():
+            self._loop = asyncio.new_event_loop()
+        return self._loop.run_until_complete(coroutine)
+
+    def close(self) -> None:
+        loop, self._loop = self._loop, None
+        if loop is None or loop.is_closed():
+            return
+        try:
+            loop.run_until_complete(loop.shutdown_asyncgens())
+        except BaseException:  # noqa: BLE001, S110 - the adapter's generators, at the end
+            pass
+        loop.close()
+
+
+def call_adapter(adapter: Any, payload: Any, loop: EventLoop | None = None) -> dict[str, Any]:
     """Call the adapter once and say what happened, as plain JSON data:
     ``returned`` (the calls), ``malformed`` (not a list of calls), ``raised`` (an
     ``Exception``: the stream was rejected) or ``escaped`` (any other
-    ``BaseException``: ``SystemExit``, ``KeyboardInterrupt``, ...)."""
+    ``BaseException``: ``SystemExit``, ``KeyboardInterrupt``, ...). A coroutine the
+    call returns (an ``async def`` adapter) is awaited on ``loop``, the run's one
+    event loop (without one, on a loop of its own for this call)."""
     started = time.perf_counter()
     try:
         value = adapter(payload)
+        # a type check, not an ``__await__`` lookup: nothing the adapter's object
+        # overrides runs here
+        if inspect.iscoroutine(value):
+            if loop is None:
+                once = EventLoop()
+                try:
+                    value = once.run(value)
+                finally:
+                    once.close()
+            else:
+                value = loop.run(value)
     except Exception as exc:  # noqa: BLE001 - raising is how an adapter rejects
         out = {"kind": "raised", **describe_exception(exc)}
     except BaseException as exc:  # noqa: BLE001 - contained and reported
@@ -288,15 +335,17 @@ def main(argv: list[str] | None = None) -> int:
         _answer(proto_out, {"ok": False, "error": f"{type_name(exc)}: {safe_text(exc)}"})
         return 0
     _answer(proto_out, {"ok": True, "is_class": isinstance(adapter, type)})
+    loop = EventLoop()
     while True:
         message = read_message(proto_in)
         if message is None:
+            loop.close()
             return 0
         payload = pickle.loads(message)
         os.lseek(capture, 0, os.SEEK_SET)
         os.ftruncate(capture, 0)
         sys.stdout, sys.stderr = stdout, stderr
-        result = call_adapter(adapter, payload)
+        result = call_adapter(adapter, payload, loop)
         for stream in (sys.stdout, sys.stderr, stdout, stderr):
             try:
                 stream.flush()
