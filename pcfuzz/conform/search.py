@@ -17,6 +17,7 @@ counted under the finding's "also found by", and the search goes on for new ones
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Callable
@@ -219,13 +220,12 @@ class Search:
                                      else ",".join(self.tool_names)))
         if not parts:
             return ""
-        import hashlib
-
         return ":" + hashlib.sha256("|".join(parts).encode()).hexdigest()[:12]
 
     def selects(self, scenario: Any) -> bool:
         """Whether a saved scenario is in this run's ``--mutation``/``--exclude``
-        selection (families are not filtered: every saved regression replays)."""
+        selection. ``--family`` alone filters nothing here: without mutation filters
+        every saved regression replays, as before."""
         if self.plan is None:
             return True
         plan = self.plan.get(scenario.family)
