@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from pcfuzz.strategies.call_mutation_labels import call_mutation_labels
 from pcfuzz.strategies.hostile_arguments import bad_arguments
+from pcfuzz.strategies.tool_names import tool_names
 
 __all__ = [
     "Block",
@@ -122,6 +123,8 @@ _ids = st.text(
     alphabet=st.characters(codec="utf-8"), min_size=1, max_size=12
 )
 _names = st.from_regex(r"[a-zA-Z][a-zA-Z0-9_-]{0,15}", fullmatch=True)
+#: a client call's name (the conformance kit may choose others: tool_names)
+_call_names = tool_names(_names)
 _text = st.text(max_size=40)
 _json_scalars = (
     st.none()
@@ -144,7 +147,7 @@ def _client_tool(draw: st.DrawFn, *, min_args: int = 0) -> Block:
     text = "" if not args and draw(st.booleans()) else json.dumps(args, ensure_ascii=ensure_ascii)
     return Block(
         "tool_use",
-        {"id": draw(_ids), "name": draw(_names), "input": {}},
+        {"id": draw(_ids), "name": draw(_call_names), "input": {}},
         stream_text=text,
     )
 
@@ -525,7 +528,8 @@ def mutated_streams(
             call_id = "direct-or-not"
             while call_id in ids:
                 call_id += "#x"
-            client = Block("tool_use", {"id": call_id, "name": "f", "input": {}}, stream_text="{}")
+            client = Block("tool_use", {"id": call_id, "name": draw(_call_names), "input": {}},
+                           stream_text="{}")
             turn = replace(turn, blocks=(*turn.blocks, client))
         events = render(draw, turn)
         start_events = [

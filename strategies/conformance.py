@@ -18,6 +18,14 @@ parser or its error classes:
 * ``strictness``: this project's own fail-closed policy (unknown fields and types,
   usage regressions, envelope drift); checked only when asked for (``strict``).
 
+Tool names: by default every generated call is named by an identifier
+(``[A-Za-z_][A-Za-z0-9_]*``, at most 32 characters), the names an agent framework
+registers; ``tool_names=[...]`` draws every call's name from that list (an agent
+framework that runs only registered tools needs no second pass to learn them);
+``tool_names=HOSTILE_NAMES`` keeps each strategies module's own names (arbitrary
+Unicode for Chat Completions), for a hostile run. No mutation renames a call to a
+name outside the list, except ``missing_name`` and ``empty_name``, whose point it is.
+
 The labels live next to the mutators (``MUTATION_LABELS`` in each strategies
 module), so the kit and the project's own property tests share one set of models
 and mutations. The runner (``pcfuzz.conform.kit``) drives these strategies with
@@ -27,7 +35,7 @@ hypothesis, so a violation is shrunk to a minimal stream.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -38,17 +46,21 @@ from pcfuzz.strategies import anthropic_messages as am
 from pcfuzz.strategies import gemini_interactions as gi
 from pcfuzz.strategies import openai_chat as oc
 from pcfuzz.strategies import openai_responses as orsp
+from pcfuzz.strategies.tool_names import identifiers, with_tool_names
 
 __all__ = [
     "CONTRACTS",
     "REVISIONS",
     "LABELS",
     "EXPECTATIONS",
+    "HOSTILE_NAMES",
     "Scenario",
     "families",
     "family_labels",
     "scenarios",
+    "mutation_labels",
     "mutation_scenarios",
+    "name_strategy",
     "family_mutations",
     "check",
     "calls_equal",
@@ -352,6 +364,11 @@ def family_labels(contract: str, family: str) -> list[str]:
     return [label for label in LABELS if label in labels]
 
 
+def mutation_labels(contract: str) -> dict[str, tuple[str, str]]:
+    """Every mutation of ``contract``: its name -> ``(label, family)``."""
+    return dict(_LABEL_TABLES[contract])
+
+
 def mutation_scenarios(contract: str, mutation: str) -> st.SearchStrategy[Scenario]:
     """The scenarios of one mutation (a name of the contract's ``MUTATION_LABELS``)."""
     if mutation not in _LABEL_TABLES.get(contract, {}):
@@ -359,19 +376,53 @@ def mutation_scenarios(contract: str, mutation: str) -> st.SearchStrategy[Scenar
     return _MUTATION[contract](mutation)
 
 
-def scenarios(contract: str, family: str, *, strict: bool = False) -> st.SearchStrategy[Scenario]:
-    """Scenarios of one family (see :func:`families`)."""
+#: ``tool_names=HOSTILE_NAMES``: each strategies module's own call names (arbitrary
+#: Unicode for Chat Completions), not identifiers.
+HOSTILE_NAMES = "hostile"
+
+
+def name_strategy(tool_names: Sequence[str] | str | None) -> st.SearchStrategy[str] | None:
+    """The call names of :func:`scenarios`' ``tool_names`` (``None``: the strategies
+    modules' own)."""
+    if tool_names == HOSTILE_NAMES:
+        return None
+    if tool_names is None:
+        return identifiers
+    if isinstance(tool_names, str) or not tool_names:
+        raise ValueError(f"tool_names must be a non-empty list of names, got {tool_names!r}")
+    return st.sampled_from(tuple(tool_names))
+
+
+def scenarios(contract: str, family: str, *, strict: bool = False,
+              mutations: Collection[str] | None = None, valid: bool = True,
+              tool_names: Sequence[str] | str | None = None) -> st.SearchStrategy[Scenario]:
+    """Scenarios of one family (see :func:`families`).
+
+    ``mutations``: only these of the family's mutations (default: all of them in
+    this mode); ``valid=False`` leaves out the valid streams of the ``valid`` and
+    ``interleaved`` families. ``tool_names``: the names every call is drawn from (a
+    list; default: identifiers; :data:`HOSTILE_NAMES`: each module's own)."""
     if contract not in _LABEL_TABLES:
         raise ValueError(f"unknown contract {contract!r}; known: {', '.join(CONTRACTS)}")
-    parts: list[st.SearchStrategy[Scenario]] = []
-    if family in VALID_FAMILIES:
-        parts.append(_VALID[contract](family))
-    parts += [_MUTATION[contract](name) for name in family_mutations(contract, family,
-                                                                      strict=strict)]
-    if not parts:
+    if family not in families(contract, strict=True):
         raise ValueError(f"{contract} has no scenario family {family!r}"
                          f" (known: {', '.join(families(contract, strict=True))})")
-    return st.one_of(parts)
+    names = name_strategy(tool_names)
+    parts: list[st.SearchStrategy[Scenario]] = []
+    if family in VALID_FAMILIES and valid:
+        parts.append(_VALID[contract](family))
+    held = family_mutations(contract, family, strict=strict)
+    if mutations is not None:
+        stray = sorted(set(mutations) - set(held))
+        if stray:
+            raise ValueError(f"{contract} family {family!r} holds no mutation "
+                             f"{', '.join(stray)} in this mode")
+        held = [name for name in held if name in mutations]
+    parts += [_MUTATION[contract](name) for name in held]
+    if not parts:
+        raise ValueError(f"{contract} family {family!r} holds no scenario with this "
+                         "selection")
+    return with_tool_names(st.one_of(parts), names)
 
 
 # --------------------------------------------------------------------- the oracle

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from pcfuzz.strategies.call_mutation_labels import CALL_MUTATION_LABELS, call_mutation_labels
 from pcfuzz.strategies.hostile_arguments import bad_arguments
+from pcfuzz.strategies.tool_names import tool_names
 
 # The stable v1 Step discriminators, written down here independently of the parser.
 V1_STEP_TYPES: tuple[str, ...] = (
@@ -152,6 +153,8 @@ def terminal_outcome(revision: str, status: str, n_calls: int) -> str:
 INT32 = st.integers(min_value=-(2**31), max_value=2**31 - 1)
 
 _names = st.from_regex(r"[a-z][a-z0-9_]{0,15}", fullmatch=True)
+#: a call's name (the conformance kit may choose others: tool_names)
+_call_names = tool_names(_names)
 opaque_ids = st.text(
     alphabet=st.characters(min_codepoint=0x21, max_codepoint=0x7E), min_size=1, max_size=12
 )
@@ -393,7 +396,7 @@ def function_call_steps(draw: st.DrawFn, index: int, call_id: str) -> StepModel:
         type="function_call",
         index=index,
         call_id=call_id,
-        name=draw(_names),
+        name=draw(_call_names),
         arguments=arguments,
         fragments=fragments,
         initial_arguments=style != "deltas_no_initial",
@@ -739,7 +742,7 @@ def _reused_index(draw: st.DrawFn, rendered: RenderedStream) -> list[dict[str, A
     taken = {s.call_id for s in rendered.model.steps}
     step = draw(st.sampled_from([
         {"type": "function_call", "id": draw(opaque_ids.filter(lambda i: i not in taken)),
-         "name": draw(_names), "arguments": {}},
+         "name": draw(_call_names), "arguments": {}},
         {"type": "model_output"},
     ]))
     later = draw(st.integers(at + 1, len(events) - 1))

@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 from pcfuzz.contracts.errors import ContractError, ProtocolViolation, ProviderError, StreamTruncated
 from pcfuzz.strategies.call_mutation_labels import call_mutation_labels
 from pcfuzz.strategies.hostile_arguments import bad_arguments
+from pcfuzz.strategies.tool_names import tool_names
 
 DONE = "[DONE]"
 
@@ -169,6 +170,8 @@ ids = st.text(min_size=1, max_size=12)
 names = st.text(
     alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=10
 )
+#: a call's name (the conformance kit may choose others: tool_names)
+_call_names = tool_names(names)
 # Texts that are often whitespace and think blocks only: the projection's cases.
 _THINK_PIECES = st.sampled_from(
     ["<think>", "</think>", "<think>r</think>", " ", "\n", "\t", "\u3000", "a", "<thi", "nk>"]
@@ -207,7 +210,7 @@ def tool_models(draw: st.DrawFn, *, max_tools: int = 3) -> tuple[ToolModel, ...]
     tools = []
     for index, call_id in zip(indexes, call_ids, strict=True):
         arguments, is_object = draw(arguments_texts())
-        tools.append(ToolModel(index, call_id, draw(names), arguments, is_object))
+        tools.append(ToolModel(index, call_id, draw(_call_names), arguments, is_object))
     return tuple(tools)
 
 
@@ -822,7 +825,7 @@ def _other_choice(draw: st.DrawFn, body: list[Any], model: CompletionModel) -> l
     taken = {t.call_id for t in model.tools}
     call = {"index": draw(st.integers(0, 40).filter(lambda i: i not in used)),
             "id": draw(ids.filter(lambda s: s not in taken)), "type": "function",
-            "function": {"name": draw(names),
+            "function": {"name": draw(_call_names),
                          "arguments": json.dumps(draw(json_objects))}}
     second = {"index": 1, "delta": {"tool_calls": [call]}, "finish_reason": "tool_calls"}
     if variant == "second_choice_frames":

@@ -77,6 +77,7 @@ from pcfuzz.strategies.openai_responses_model import (
 from pcfuzz.strategies.openai_responses_model import (
     MUTATORS as MODEL_MUTATORS,
 )
+from pcfuzz.strategies.tool_names import tool_names
 
 __all__ = [
     "ARGS_DELTA",
@@ -138,6 +139,8 @@ __all__ = [
 _ids = st.text(alphabet=st.characters(min_codepoint=0x21, max_codepoint=0x7E),
                min_size=1, max_size=12)
 _names = st.from_regex(r"[a-z][a-z0-9_]{0,15}", fullmatch=True)
+#: a call's name (the conformance kit may choose others: tool_names)
+_call_names = tool_names(_names)
 _scalars = (st.none() | st.booleans() | st.integers(-(2**53), 2**53)
             | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8))
 json_values = st.recursive(
@@ -176,7 +179,7 @@ def turn_models(draw: st.DrawFn, *, min_calls: int = 0, max_items: int = 5) -> T
             text = json.dumps(arguments, ensure_ascii=draw(st.booleans()),
                               separators=draw(st.sampled_from([(",", ":"), (", ", ": ")])))
             items.append(ItemModel(
-                kind, ids[2 * index], call_id=ids[2 * index + 1], name=draw(_names),
+                kind, ids[2 * index], call_id=ids[2 * index + 1], name=draw(_call_names),
                 arguments=arguments, fragments=draw(fragments_of(text)),
                 direct_caller=draw(st.booleans())))
         else:
@@ -431,13 +434,18 @@ def m_event_after_terminal(events: list[dict[str, Any]], rng: random.Random,
         return None
     out = copy.deepcopy(events)
     output = response.get("output")
+    # the late call takes a name the turn's own calls carry (a name the caller knows:
+    # the point is its place after the terminal, not its name)
+    names = [i["name"] for i in output if isinstance(i, dict) and i.get("type") == "function_call"
+             and isinstance(i.get("name"), str)] if isinstance(output, list) else []
     late: dict[str, Any] = rng.choice([
         {"type": IN_PROGRESS, "response": {**copy.deepcopy(response), "status": "in_progress",
                                            "output": []}},
         {"type": ERROR, "code": "server_error", "message": "boom", "param": None},
         {"type": ITEM_ADDED, "output_index": len(output) if isinstance(output, list) else 0,
          "item": {"id": "late-item", "type": "function_call", "status": "in_progress",
-                  "call_id": "late-call", "name": "late", "arguments": ""}},
+                  "call_id": "late-call", "name": names[0] if names else "late",
+                  "arguments": ""}},
     ])
     out.append(late)
     return renumber(out)

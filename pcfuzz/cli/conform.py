@@ -11,10 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from pcfuzz.cli.common import add_command, count, require_harness, seconds
+from pcfuzz.conform.gate import check_gate
 from pcfuzz.conform.kit import (
     DEFAULT_REGRESSIONS,
     DEFAULT_TIMEOUT_S,
     FORMS,
+    GATES,
+    HOSTILE_NAMES,
     HYPOTHESIS_HOME,
     INPUTS,
     Finding,
@@ -22,6 +25,7 @@ from pcfuzz.conform.kit import (
     conform,
     load_adapter,
 )
+from pcfuzz.conform.options import check_tool_names, plan_families
 from pcfuzz.contracts.registry import NAMES
 from pcfuzz.database import describe, lost, open_database
 from pcfuzz.errors import EXIT_CLEAN, EXIT_FINDING, EXIT_INCOMPLETE, UsageError
@@ -71,6 +75,15 @@ Examples:
     pcfuzz conform --contract openai-chat --adapter ./my_parser.py:parse --input sse
     pcfuzz conform --contract openai-chat --adapter ./agent.py:run --adapter-form release
 
+Fit the run to your integration: --tool-names a,b,c names every generated call
+with one of your registered tools (default: identifiers; --hostile-names for
+arbitrary Unicode names); --mutation and --exclude run only / skip labelled
+mutations (as findings print them: family:mutation, or the mutation alone);
+--gate finish_reason (openai-chat) or --gate stop_reason (anthropic-messages)
+declares that your integration runs calls only when the turn's own terminal
+asks for tools: what that gate stops is reported apart and does not fail the
+run. An async def adapter is awaited, on one event loop for the whole run.
+
 The budget bounds the whole run, shrinking included: when it is spent the
 search stops and each finding is reported with the smallest stream found so far.
 Every distinct root cause is reported once, as soon as it is found (progress on
@@ -80,8 +93,9 @@ output captured (shown in the finding, never mixed into --json).
 
 Exit status: 0 no violation; 1 a violation; 2 usage error (the adapter cannot
 be imported, or cannot run the contract's golden stream: wrong return shape, a
-class, an exception; an unknown contract or family; a budget that is not a
-positive number); 3 incomplete (stopped by a signal, a family ran no example, or the shared
+class, an exception; an unknown contract, family or mutation; tool names that
+are not distinct identifiers; a gate the contract does not have; a budget that
+is not a positive number); 3 incomplete (stopped by a signal, a family ran no example, or the shared
 --database server stopped answering) with nothing found."""
 
 
@@ -117,6 +131,27 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                         "usage regression, envelope drift), not only safety and correct output")
     p.add_argument("--family", action="append", metavar="NAME",
                    help="run only this scenario family (repeatable; default: all)")
+    p.add_argument("--mutation", action="append", metavar="NAME",
+                   help="run only this labelled mutation, as findings print it: "
+                        "family:mutation or the mutation alone, e.g. truncation:missing_done "
+                        "(repeatable; the valid streams are then left out)")
+    p.add_argument("--exclude", action="append", metavar="NAME",
+                   help="skip this labelled mutation (family:mutation or the mutation "
+                        "alone; repeatable)")
+    names = p.add_mutually_exclusive_group()
+    names.add_argument("--tool-names", metavar="A,B,C",
+                       help="every generated call is named with one of these tools "
+                            "(comma-separated distinct identifiers, at most 64 characters "
+                            "each; default: identifiers the kit draws)")
+    names.add_argument("--hostile-names", action="store_true",
+                       help="name calls with arbitrary Unicode (Chat Completions) instead "
+                            "of identifiers: a hostile run")
+    p.add_argument("--gate", choices=GATES, default="none",
+                   help="the check your integration applies after the adapter returns: "
+                        "finish_reason (openai-chat: runs calls only when finish_reason is "
+                        "tool_calls) or stop_reason (anthropic-messages: only when "
+                        "stop_reason is tool_use); what it stops is reported apart and does "
+                        "not fail the run (default none)")
     p.add_argument("--seed", type=int, metavar="N",
                    help="seed hypothesis: the same streams on every run (default: random, "
                         "or derandomized when the CI variable is set)")
@@ -163,7 +198,21 @@ def _on_sigterm(signum: int, frame: Any) -> None:
     raise Stopped("SIGTERM")
 
 
+def _tool_names(args: argparse.Namespace) -> list[str] | str | None:
+    if args.hostile_names:
+        return HOSTILE_NAMES
+    if args.tool_names is None:
+        return None
+    return [name.strip() for name in args.tool_names.split(",")]
+
+
 def _run(args: argparse.Namespace) -> int:
+    # the options are checked before anything is imported or opened: a usage error
+    # costs nothing
+    check_tool_names(_tool_names(args))
+    check_gate(args.contract, args.gate)
+    plan_families(args.contract, strict=args.strict, families=args.family,
+                  mutations=args.mutation, exclude=args.exclude)
     adapter = load_adapter(args.adapter)
     regressions = None if args.regressions == "none" else Path(args.regressions)
     budget = args.budget
@@ -190,7 +239,8 @@ def _run(args: argparse.Namespace) -> int:
             max_examples=args.max_examples, families=args.family, regressions=regressions,
             adapter_name=args.adapter, seed=args.seed, adapter_timeout_s=args.adapter_timeout,
             reference=args.adapter, on_finding=show, database=database,
-            form=args.adapter_form,
+            form=args.adapter_form, tool_names=_tool_names(args), mutations=args.mutation,
+            exclude=args.exclude, gate=args.gate,
             progress=lambda message: _write(sys.stderr, f"conform: {message}"),
         )
     finally:

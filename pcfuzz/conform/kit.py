@@ -34,7 +34,9 @@ from pathlib import Path
 from typing import Any
 
 from pcfuzz.conform.explain import explain
+from pcfuzz.conform.gate import GATES, check_gate
 from pcfuzz.conform.loader import Adapter, load_adapter
+from pcfuzz.conform.options import check_tool_names, plan_families
 from pcfuzz.conform.regressions import REGRESSION_FORMAT, regression_scenarios, save_regression
 from pcfuzz.conform.report import FamilyResult, Finding, Replayed, Report
 from pcfuzz.conform.sandbox import DEFAULT_TIMEOUT_S, FORMS, Outcome, Sandbox
@@ -49,6 +51,8 @@ __all__ = [
     "FORMS",
     "FamilyResult",
     "Finding",
+    "GATES",
+    "HOSTILE_NAMES",
     "HEARTBEAT_S",
     "HYPOTHESIS_HOME",
     "INPUTS",
@@ -73,6 +77,9 @@ __all__ = [
 ]
 
 INPUTS = ("events", "sse")
+#: ``tool_names=HOSTILE_NAMES``: each strategies module's own call names (arbitrary
+#: Unicode for Chat Completions) instead of identifiers (``--hostile-names``).
+HOSTILE_NAMES = "hostile"  # the marker of pcfuzz.strategies.conformance.HOSTILE_NAMES
 DEFAULT_REGRESSIONS = "conform-regressions"
 #: Where hypothesis keeps its own cache (constants, unicode data) during ``pcfuzz
 #: conform``, relative to the current directory, beside pcfuzz's other work files:
@@ -104,6 +111,15 @@ def check_form(form: Any) -> None:
         raise UsageError(f"unknown adapter form {form!r}; known: {', '.join(FORMS)} (plain: "
                          "adapter(events) -> calls; release: adapter(stream, release, "
                          "continuation))")
+
+
+def check_form_and_gate(form: Any, gate: Any) -> None:
+    """A gate is a check after the adapter returns; in the release form the adapter
+    runs a call when it releases it, so no gate can stop that: the two together are
+    a usage error (fail closed: the run would otherwise claim a protection it lacks)."""
+    if form == "release" and gate != "none":
+        raise UsageError(f"--gate {gate} cannot apply to the release form: a release is "
+                         "the call running, before any check after the adapter returns")
 
 
 def check_database(database: Any, seed: int | None) -> None:
@@ -176,27 +192,37 @@ def check_family(adapter: Adapter, contract: str, family: str, *, input: str = "
                  strict: bool = False, max_examples: int | None = None,
                  budget_s: float | None = None, regressions: Path | None = None,
                  adapter_timeout_s: float = DEFAULT_TIMEOUT_S, seed: int | None = None,
-                 database: Any = None, form: str = "plain",
+                 database: Any = None, form: str = "plain", tool_names: Any = None,
+                 mutations: list[str] | None = None, exclude: list[str] | None = None,
+                 gate: str = "none", gated: list[Any] | None = None,
                  ) -> tuple[list[Finding], list[Replayed], int]:
     """One family for the pytest helper: the adapter checked on the golden stream,
     the family's saved regressions replayed, then its search (``max_examples``
     examples, or ``budget_s`` seconds, whichever ends first). Returns ``(findings,
     replayed regressions, examples)``; new findings are saved to ``regressions``.
-    ``database``: a hypothesis example database, ``form`` the adapter's form, as for
-    :func:`conform`."""
+    ``database``, ``form``, ``tool_names``, ``mutations``, ``exclude``, ``gate``: as
+    for :func:`conform` (a family the filters leave empty runs no example); what the
+    gate stopped is appended to ``gated`` when given."""
     check_positive(budget_s, "the budget")
     check_positive(adapter_timeout_s, "the adapter timeout")
     check_database(database, seed)
     check_form(form)
+    names = check_tool_names(tool_names)
+    check_gate(contract, gate)
+    check_form_and_gate(form, gate)
+    plan = plan_families(contract, strict=strict, families=None, mutations=mutations,
+                         exclude=exclude) if mutations or exclude else None
     with Sandbox(adapter, timeout_s=adapter_timeout_s, form=form) as sandbox:
         start = time.monotonic()
         deadline = None if budget_s is None else start + budget_s
         validate_adapter(sandbox, contract, input, getattr(adapter, "__name__", "adapter"))
-        search = Search(sandbox, contract, input, strict, database=database)
+        search = Search(sandbox, contract, input, strict, database=database, plan=plan,
+                        tool_names=names, gate=gate)
         replays: list[Replayed] = []
         findings: list[Finding] = []
         for path, scenario in regression_scenarios(regressions, contract):
-            if scenario.family != family or scenario.expectation(strict) is None:
+            if (scenario.family != family or scenario.expectation(strict) is None
+                    or not search.selects(scenario)):
                 continue
             hit = search.evaluate(scenario, deadline)
             replays.append(Replayed(str(path), hit is None,
@@ -210,8 +236,11 @@ def check_family(adapter: Adapter, contract: str, family: str, *, input: str = "
             from hypothesis import settings
 
             max_examples = (settings.default or settings.get_profile("default")).max_examples
-        examples, hits, _ = search.family(family, deadline=deadline,
-                                          max_examples=max_examples, seed=seed)
+        examples = 0
+        hits: list[Hit] = []
+        if plan is None or family in plan:
+            examples, hits, _ = search.family(family, deadline=deadline,
+                                              max_examples=max_examples, seed=seed)
         for hit in hits:
             finding = finding_for(hit, input, strict)
             if regressions is not None:
@@ -219,6 +248,8 @@ def check_family(adapter: Adapter, contract: str, family: str, *, input: str = "
             findings.append(finding)
         for finding in findings:
             finding.also = dict(search.also.get(finding.key, {}))
+        if gated is not None:
+            gated.extend(search.gated.values())
     return findings, replays, examples
 
 
@@ -233,7 +264,9 @@ def conform(adapter: Adapter, contract: str, *, input: str = "events", strict: b
             adapter_timeout_s: float = DEFAULT_TIMEOUT_S, reference: str | None = None,
             isolation: str = "auto",
             on_finding: Callable[[Finding], None] | None = None,
-            database: Any = None, form: str = "plain") -> Report:
+            database: Any = None, form: str = "plain", tool_names: Any = None,
+            mutations: list[str] | None = None, exclude: list[str] | None = None,
+            gate: str = "none") -> Report:
     """Check the adapter, replay saved regressions, then search every family.
 
     ``budget_s``: seconds for the whole run (start-up, regressions, searching and
@@ -258,6 +291,15 @@ def conform(adapter: Adapter, contract: str, *, input: str = "events", strict: b
     the framework would run ``call`` now and ``continuation(request)`` hands over the
     request it would send next; each release is attributed to the events delivered
     when it happened (docs/conformance.md, "Two forms").
+    ``tool_names``: the names every generated call carries (a list of distinct
+    identifiers; default: identifiers the kit draws; :data:`HOSTILE_NAMES`: each
+    strategies module's own, arbitrary Unicode for Chat Completions).
+    ``mutations``/``exclude``: run only / never these labelled mutations
+    (``family:mutation`` or the mutation alone, as findings print them; with
+    ``mutations`` the valid streams are left out). ``gate``: the check the
+    integration applies after the adapter returns (:mod:`pcfuzz.conform.gate`:
+    ``finish_reason`` for openai-chat, ``stop_reason`` for anthropic-messages);
+    what it stops is reported apart (``Report.gated``) and does not fail the run.
     """
     start = time.monotonic()
     from pcfuzz.strategies import conformance as kit
@@ -272,26 +314,30 @@ def conform(adapter: Adapter, contract: str, *, input: str = "events", strict: b
     check_form(form)
     if max_examples is not None and (type(max_examples) is not int or max_examples < 1):
         raise UsageError(f"max_examples must be a whole number above 0, got {max_examples!r}")
-    known = kit.families(contract, strict=True)
-    chosen = families or kit.families(contract, strict=strict)
-    for name in chosen:
-        if name not in known:
-            raise UsageError(f"{contract} has no family {name!r}; known: {', '.join(known)}")
-        if not strict and name not in kit.families(contract, strict=False):
-            raise UsageError(f"family {name!r} holds only strictness checks: add --strict")
+    names = check_tool_names(tool_names)
+    check_gate(contract, gate)
+    check_form_and_gate(form, gate)
+    plan = plan_families(contract, strict=strict, families=families, mutations=mutations,
+                         exclude=exclude)
+    chosen = list(plan)
     if budget_s is None and max_examples is None:
         from hypothesis import settings
 
         max_examples = (settings.default or settings.get_profile("default")).max_examples
     say = progress or (lambda _message: None)
     end = None if budget_s is None else start + budget_s
-    plan = " and ".join(p for p in (f"{budget_s:g}s budget" if budget_s else "",
-                                    f"{max_examples} examples per family" if max_examples
-                                    else "") if p)
-    report = Report(contract, adapter_name, input, strict, plan=plan, form=form)
+    bound = " and ".join(p for p in (f"{budget_s:g}s budget" if budget_s else "",
+                                     f"{max_examples} examples per family" if max_examples
+                                     else "") if p)
+    report = Report(contract, adapter_name, input, strict, plan=bound, form=form, gate=gate,
+                    tool_names=("identifiers" if names is None else names
+                                if isinstance(names, str) else ",".join(names)),
+                    selection=" ".join([*(f"only {m}" for m in mutations or ()),
+                                        *(f"not {m}" for m in exclude or ())]))
     sandbox = Sandbox(adapter, reference=reference, timeout_s=adapter_timeout_s,
                       isolation=isolation, form=form)
-    search = Search(sandbox, contract, input, strict, say=say, database=database)
+    search = Search(sandbox, contract, input, strict, say=say, database=database,
+                    plan=plan, tool_names=names, gate=gate)
     reported: set[str] = set()
 
     def emit(finding: Finding) -> None:
@@ -308,7 +354,7 @@ def conform(adapter: Adapter, contract: str, *, input: str = "events", strict: b
 
     number, name = 0, ""
     try:
-        say(f"{len(chosen)} famil{'y' if len(chosen) == 1 else 'ies'} to run ({plan})")
+        say(f"{len(chosen)} famil{'y' if len(chosen) == 1 else 'ies'} to run ({bound})")
         validate_adapter(sandbox, contract, input, adapter_name,
                          None if end is None else end - time.monotonic())
         report.isolation = ("in a worker process (per-call timeout "
@@ -318,7 +364,7 @@ def conform(adapter: Adapter, contract: str, *, input: str = "events", strict: b
         if replays:
             say(report.replay_lines()[0] + "".join(
                 f"\n  still failing: {r.path}: {r.rule}" for r in replays if not r.passing))
-        took = warm_up(contract, chosen[0], strict)
+        took = warm_up(contract, chosen[0], strict, plan[chosen[0]], names)
         if took >= 1.0:
             say(f"hypothesis built its caches in {took:.1f}s (kept for later runs in this "
                 "directory)")
@@ -344,6 +390,7 @@ def conform(adapter: Adapter, contract: str, *, input: str = "events", strict: b
             found(hit)
     for finding in report.findings:
         finding.also = dict(search.also.get(finding.key, {}))
+    report.gated = list(search.gated.values())
     ran = {f.family for f in report.families}
     report.incomplete += [f"family {f} did not run" for f in chosen if f not in ran
                           and not report.interrupted]
@@ -357,7 +404,7 @@ def _replay(search: Search, contract: str, root: Path | None, end: float | None,
             report: Report, emit: Callable[[Finding], None]) -> list[Replayed]:
     replays: list[Replayed] = []
     for path, scenario in regression_scenarios(root, contract):
-        if scenario.expectation(search.strict) is None:
+        if scenario.expectation(search.strict) is None or not search.selects(scenario):
             continue
         hit = search.evaluate(scenario, end)
         replays.append(Replayed(str(path), hit is None,

@@ -129,6 +129,10 @@ def pcfuzz_conformance(
     families: list[str] | None = None,
     regressions: str | Path | None = None,
     form: str = "plain",
+    tool_names: list[str] | str | None = None,
+    mutations: list[str] | None = None,
+    exclude: list[str] | None = None,
+    gate: str = "none",
 ) -> Callable[..., None]:
     """A test function parametrized by scenario family; assign it to a ``test_*`` name.
 
@@ -138,8 +142,15 @@ def pcfuzz_conformance(
     regression, envelope drift) to safety and correct output. ``form="release"``:
     the adapter is ``adapter(stream, release, continuation)`` (see
     :func:`pcfuzz.conform.kit.conform`).
+
+    An ``async def`` adapter is awaited. ``tool_names``, ``mutations``, ``exclude``
+    and ``gate`` are those of :func:`pcfuzz.conform.kit.conform` (``pcfuzz conform
+    --tool-names``, ``--mutation``, ``--exclude``, ``--gate``): what the gate stops
+    does not fail the test. A bad value raises ``ValueError`` when the module is collected.
     """
     from pcfuzz.conform import kit
+    from pcfuzz.conform.gate import check_gate
+    from pcfuzz.conform.options import check_tool_names, plan_families
     from pcfuzz.strategies import conformance
 
     if contract not in conformance.CONTRACTS:
@@ -150,6 +161,15 @@ def pcfuzz_conformance(
     if form not in kit.FORMS:
         raise ValueError(f"unknown adapter form {form!r}; known: {', '.join(kit.FORMS)}")
     chosen = families or conformance.families(contract, strict=True)
+    try:
+        check_tool_names(tool_names)
+        check_gate(contract, gate)
+        kit.check_form_and_gate(form, gate)
+        if mutations or exclude:  # only the families the filters leave anything in
+            chosen = list(plan_families(contract, strict=True, families=chosen,
+                                        mutations=mutations, exclude=exclude))
+    except kit.UsageError as exc:
+        raise ValueError(str(exc)) from exc
 
     @pytest.mark.parametrize("pcfuzz_family", chosen)
     def test_conformance(pcfuzz_family: str, request: pytest.FixtureRequest) -> None:
@@ -164,6 +184,7 @@ def pcfuzz_conformance(
         else:
             root = None if str(where) == "none" else Path(where)
         timeout = _option(config, "pcfuzz_adapter_timeout") or kit.DEFAULT_TIMEOUT_S
+        gated: list[Any] = []
         try:
             shared = _database(config)
             found, replays, examples = kit.check_family(
@@ -171,11 +192,15 @@ def pcfuzz_conformance(
                 max_examples=_option(config, "pcfuzz_max_examples"),
                 budget_s=_option(config, "pcfuzz_budget"), regressions=root,
                 adapter_timeout_s=timeout, database=None if shared is None else shared[0],
-                form=form)
+                form=form, tool_names=tool_names, mutations=mutations, exclude=exclude,
+                gate=gate, gated=gated)
         except kit.UsageError as exc:
             pytest.fail(f"pcfuzz conformance cannot run: {exc}", pytrace=False)
         # the nightly's property plugin reads it (its report, the next night's costs)
         request.node.user_properties.append(("pcfuzz_examples", examples))
+        if gated:
+            request.node.user_properties.append(
+                ("pcfuzz_stopped_by_gate", [g.line().strip() for g in gated]))
         if found:
             pytest.fail(failure_text(found, replays), pytrace=False)
         if shared is not None:

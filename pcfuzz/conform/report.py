@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["FamilyResult", "Finding", "Replayed", "Report"]
+__all__ = ["FamilyResult", "Finding", "Gated", "Replayed", "Report"]
 
 
 def _json_line(value: Any) -> str:
@@ -108,6 +108,28 @@ class FamilyResult:
 
 
 @dataclass
+class Gated:
+    """Examples the integration's declared gate (``--gate``) stops: released calls
+    the integration would not run. Reported apart; they do not fail the run."""
+
+    family: str
+    mutation: str
+    rule: str
+    examples: int
+    #: the smallest stream of this root cause seen
+    events: list[Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"family": self.family, "mutation": self.mutation, "rule": self.rule,
+                "examples": self.examples, "events": self.events}
+
+    def line(self) -> str:
+        return (f"  [{self.family}] {self.mutation}: {self.rule} ({self.examples} "
+                f"example{'s' if self.examples != 1 else ''}, smallest {len(self.events)} "
+                "events)")
+
+
+@dataclass
 class Replayed:
     """One saved regression replayed at the start of a run."""
 
@@ -140,6 +162,13 @@ class Report:
     database: str = ""
     #: how the adapter was called: ``plain`` or ``release``
     form: str = "plain"
+    #: the integration's declared gate (``--gate``), and what it stopped
+    gate: str = "none"
+    gated: list[Gated] = field(default_factory=list)
+    #: the names generated calls carried ("identifiers", "hostile", or the list)
+    tool_names: str = ""
+    #: ``--mutation``/``--exclude`` as given ("" when not filtered)
+    selection: str = ""
 
     @property
     def failed(self) -> bool:
@@ -167,6 +196,9 @@ class Report:
                 for f in self.families
             ],
             "violations": [f.to_json() for f in self.findings],
+            "tool_names": self.tool_names or None, "selection": self.selection or None,
+            "gate": self.gate,
+            "stopped_by_gate": [g.to_json() for g in self.gated],
         }
 
     def header(self) -> list[str]:
@@ -180,6 +212,13 @@ class Report:
             out.append(f"adapter called {self.isolation}")
         if self.database:
             out.append(f"example database: {self.database}")
+        if self.tool_names:
+            out.append(f"tool names: {self.tool_names}")
+        if self.selection:
+            out.append(f"mutations: {self.selection}")
+        if self.gate != "none":
+            out.append(f"your gate: {self.gate} (what it stops is reported apart and does "
+                       "not fail the run)")
         return out
 
     def replay_lines(self) -> list[str]:
@@ -207,6 +246,8 @@ class Report:
 
     def verdict(self) -> str:
         found = (f"{len(self.findings)} violation(s)" if self.findings else "no violations")
+        if self.gated:
+            found += f" ({len(self.gated)} more stopped by your gate)"
         line = f"{found} in {self.seconds:.1f}s"
         if self.interrupted:
             line += f"; INCOMPLETE: {self.interrupted}"
@@ -222,5 +263,10 @@ class Report:
         elif self.findings:
             out.append("")
             out += [f"VIOLATION {n}: {f.headline()}" for n, f in enumerate(self.findings, 1)]
+        if self.gated:
+            out += ["", f"stopped by your gate ({self.gate}): calls released where the "
+                    "stream's own terminal does not ask for them; your integration does "
+                    "not run them, so they do not fail the run:"]
+            out += [g.line() for g in self.gated]
         out += ["", self.verdict()]
         return "\n".join(out)

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, cast
 
 from pcfuzz.conform.loader import Adapter, adapter_reference
-from pcfuzz.conform.worker import FORMS, OUTPUT_LIMIT, call_adapter, write_message
+from pcfuzz.conform.worker import FORMS, OUTPUT_LIMIT, EventLoop, call_adapter, write_message
 from pcfuzz.errors import UsageError
 
 __all__ = ["DEFAULT_TIMEOUT_S", "FORMS", "ISOLATIONS", "Outcome", "Sandbox"]
@@ -192,6 +192,8 @@ class Sandbox:
     _is_class: bool = field(default=False, init=False, repr=False)
     _answered: bool = field(default=False, init=False, repr=False)
     _timeout: float = field(default=0.0, init=False, repr=False)
+    #: the event loop of an async adapter's calls in thread mode (the worker has its own)
+    _loop: EventLoop = field(default_factory=EventLoop, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.isolation not in ISOLATIONS:
@@ -386,7 +388,7 @@ class Sandbox:
             records[kind].append(json.loads(json.dumps(record)))
 
         def run() -> None:
-            box["result"] = call_adapter(self.adapter, payload, self.form, emit)
+            box["result"] = call_adapter(self.adapter, payload, self.form, emit, self._loop)
 
         saved = sys.stdout, sys.stderr
         sys.stdout = sys.stderr = out
@@ -433,6 +435,8 @@ class Sandbox:
 
     def close(self) -> None:
         self._kill()
+        if not self.refused:  # a call still running in its thread may hold the loop
+            self._loop.close()
         if self._capture:
             Path(self._capture).unlink(missing_ok=True)
             self._capture = ""

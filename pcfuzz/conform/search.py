@@ -17,6 +17,7 @@ counted under the finding's "also found by", and the search goes on for new ones
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections.abc import Callable
@@ -24,6 +25,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pcfuzz.conform.explain import Explanation, describe_event, explain, shape
+from pcfuzz.conform.gate import gate_passes
+from pcfuzz.conform.options import FamilyPlan
+from pcfuzz.conform.report import Gated
 from pcfuzz.conform.sandbox import Outcome, Sandbox
 from pcfuzz.database import keyed
 
@@ -39,7 +43,16 @@ MAX_TIMEOUTS = 2
 MAX_SHAPES_PER_SITE = 2
 
 
-def warm_up(contract: str, family: str, strict: bool) -> float:
+def _selection(plan: FamilyPlan | None, tool_names: Any) -> dict[str, Any]:
+    """The keyword arguments of ``scenarios()`` for one family's plan and names."""
+    out: dict[str, Any] = {"tool_names": tool_names}
+    if plan is not None:
+        out.update(valid=plan.valid, mutations=plan.mutations)
+    return out
+
+
+def warm_up(contract: str, family: str, strict: bool, plan: FamilyPlan | None = None,
+            tool_names: Any = None) -> float:
     """Draw one example of ``family`` without calling the adapter; returns the seconds
     it took.
 
@@ -56,7 +69,7 @@ def warm_up(contract: str, family: str, strict: bool) -> float:
 
     @settings(max_examples=1, database=None, deadline=None, phases=(Phase.generate,),
               suppress_health_check=list(HealthCheck))
-    @given(scenarios(contract, family, strict=strict))
+    @given(scenarios(contract, family, strict=strict, **_selection(plan, tool_names)))
     def draw(scenario: Any) -> None:
         pass
 
@@ -251,6 +264,14 @@ class Search:
     #: a hypothesis example database (``pcfuzz.database.open_database``), or None:
     #: failing examples are saved to it and replayed first (hypothesis' reuse phase)
     database: Any = None
+    #: per family, what it searches (``--mutation``/``--exclude``); None: everything
+    plan: dict[str, FamilyPlan] | None = None
+    #: the names generated calls carry (``scenarios(tool_names=...)``)
+    tool_names: Any = None
+    #: the integration's own gate after the adapter returns (:mod:`.gate`)
+    gate: str = "none"
+    #: examples the gate stopped, one record per root cause
+    gated: dict[str, Gated] = field(default_factory=dict)
 
     def evaluate(self, scenario: Any, deadline: float | None) -> Hit | None:
         """Run one scenario; ``None`` when the adapter did what the scenario asks.
@@ -273,7 +294,50 @@ class Search:
             return None
         explained = explain(scenario, outcome, problem, strict=self.strict)
         explained.key = self.canonical(explained.key)
+        if (outcome.kind == "returned" and outcome.calls
+                and not gate_passes(self.contract, self.gate, scenario.events)):
+            self._stopped(scenario, explained)  # the integration would not run them
+            return None
         return Hit(scenario, outcome, problem, explained)
+
+    def _stopped(self, scenario: Any, explained: Explanation) -> None:
+        """Count an example the declared gate stops; keep the smallest stream of each
+        root cause."""
+        record = self.gated.get(explained.key)
+        if record is None:
+            self.gated[explained.key] = Gated(scenario.family, scenario.mutation,
+                                              explained.rule or explained.key, 1,
+                                              list(scenario.events))
+            return
+        record.examples += 1
+        if len(scenario.events) < len(record.events):
+            record.family, record.mutation = scenario.family, scenario.mutation
+            record.events = list(scenario.events)
+
+    def selection_key(self, family: str) -> str:
+        """What the database key adds for a filtered family or chosen names (an
+        example saved by one selection means another stream in another)."""
+        plan = None if self.plan is None else self.plan.get(family)
+        parts = []
+        if plan is not None and (plan.mutations is not None or not plan.valid):
+            parts.append(f"valid={int(plan.valid)}:" + ",".join(plan.mutations or ()))
+        if self.tool_names is not None:
+            parts.append("names=" + (self.tool_names if isinstance(self.tool_names, str)
+                                     else ",".join(self.tool_names)))
+        if not parts:
+            return ""
+        return ":" + hashlib.sha256("|".join(parts).encode()).hexdigest()[:12]
+
+    def selects(self, scenario: Any) -> bool:
+        """Whether a saved scenario is in this run's ``--mutation``/``--exclude``
+        selection. ``--family`` alone filters nothing here: without mutation filters
+        every saved regression replays, as before."""
+        if self.plan is None:
+            return True
+        plan = self.plan.get(scenario.family)
+        if plan is None:
+            return all(p.mutations is None for p in self.plan.values())
+        return plan.selects(scenario.mutation)
 
     def canonical(self, key: str) -> str:
         """``key``, or its line's catch-all once that line has
@@ -351,7 +415,8 @@ class Search:
             # family's first batch replays what is saved.
             phases = (Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink)
             database = keyed(self.database, f"pcfuzz-conform:{self.contract}:{family}:"
-                             f"{'strict' if self.strict else 'safety'}:{self.input}",
+                             f"{'strict' if self.strict else 'safety'}:{self.input}"
+                             f"{self.selection_key(family)}",
                              replay=number == 0)
         run_settings = settings(
             base, max_examples=max(1, size), derandomize=False, database=database,
@@ -362,8 +427,11 @@ class Search:
         hits: dict[str, Hit] = {}
         why = ""
 
+        plan = None if self.plan is None else self.plan.get(family)
+        selection = _selection(plan, self.tool_names)
+
         @run_settings
-        @given(scenarios(self.contract, family, strict=self.strict))
+        @given(scenarios(self.contract, family, strict=self.strict, **selection))
         def family_test(scenario: Any) -> None:
             if deadline is not None and self.clock() >= deadline:
                 raise TimeUp

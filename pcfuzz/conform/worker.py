@@ -18,6 +18,12 @@ adapter of the release form (the handshake's ``"form": "release"``) each
 (``{"release": {"at": events delivered, "call": ...}}``), before the call's final
 answer, so the parent has them even when the adapter then hangs or ends this process.
 
+An ``async def`` adapter (or any adapter whose call returns a coroutine) is awaited
+on one event loop (:class:`EventLoop`) that lives as long as this process, so the
+adapter's loop-bound state (a client session, a queue, a cached task) is built once
+per run, not once per example; the parent's per-call timeout applies to the awaited
+call as to any other (the parent stops the process).
+
 Standard library only, besides :mod:`pcfuzz.conform.loader` (the same
 ``module:function`` import as the command's). The readers below are also what the
 in-process (thread) mode of the sandbox uses.
@@ -25,6 +31,8 @@ in-process (thread) mode of the sandbox uses.
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import json
 import os
 import pickle
@@ -43,6 +51,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_NODES",
     "OUTPUT_LIMIT",
+    "EventLoop",
     "call_adapter",
     "describe_exception",
     "main",
@@ -207,12 +216,56 @@ def read_calls(value: Any) -> tuple[list[dict[str, Any]] | None, str]:
         return None, f"the returned value could not be read ({type(exc).__name__} raised)"
 
 
+class EventLoop:
+    """The one event loop an async adapter's calls share (made at the first coroutine,
+    closed by :meth:`close`): one per worker process, or per in-process sandbox."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def run(self, coroutine: Any) -> Any:
+        """Await ``coroutine`` on the loop and return its result (or raise what it
+        raised)."""
+        if self._loop is None or self._loop.is_closed():
+            self._loop = asyncio.new_event_loop()
+        return self._loop.run_until_complete(coroutine)
+
+    def close(self) -> None:
+        loop, self._loop = self._loop, None
+        if loop is None or loop.is_closed():
+            return
+        try:
+            loop.run_until_complete(loop.shutdown_asyncgens())
+        except BaseException:  # noqa: BLE001, S110 - the adapter's generators, at the end
+            pass
+        loop.close()
+
+
+def awaited(value: Any, loop: EventLoop | None) -> Any:
+    """``value``, or what it returns when it is a coroutine (an ``async def``
+    adapter's call), awaited on ``loop`` (without one, on a loop of its own)."""
+    # a type check, not an ``__await__`` lookup: nothing the adapter's object
+    # overrides runs here
+    if not inspect.iscoroutine(value):
+        return value
+    if loop is not None:
+        return loop.run(value)
+    once = EventLoop()
+    try:
+        return once.run(value)
+    finally:
+        once.close()
+
+
 def call_adapter(adapter: Any, payload: Any, form: str = "plain",
-                 emit: Callable[[str, dict[str, Any]], None] | None = None) -> dict[str, Any]:
+                 emit: Callable[[str, dict[str, Any]], None] | None = None,
+                 loop: EventLoop | None = None) -> dict[str, Any]:
     """Call the adapter once and say what happened, as plain JSON data:
     ``returned`` (the calls), ``malformed`` (not a list of calls), ``raised`` (an
     ``Exception``: the stream was rejected) or ``escaped`` (any other
-    ``BaseException``: ``SystemExit``, ``KeyboardInterrupt``, ...).
+    ``BaseException``: ``SystemExit``, ``KeyboardInterrupt``, ...). A coroutine the
+    call returns (an ``async def`` adapter) is awaited on ``loop``, the run's one
+    event loop (without one, on a loop of its own for this call).
 
     ``form="release"``: ``payload`` is the list of the stream's items (events, or each
     event's SSE frame), handed to ``adapter(stream, release, continuation)`` one at
@@ -223,10 +276,10 @@ def call_adapter(adapter: Any, payload: Any, form: str = "plain",
     return value is not read (only its type is kept); ``delivered`` says how many
     items the adapter took."""
     if form == "release":
-        return _call_release_form(adapter, payload, emit or (lambda _kind, _record: None))
+        return _call_release_form(adapter, payload, emit or (lambda _kind, _record: None), loop)
     started = time.perf_counter()
     try:
-        value = adapter(payload)
+        value = awaited(adapter(payload), loop)
     except Exception as exc:  # noqa: BLE001 - raising is how an adapter rejects
         out = {"kind": "raised", **describe_exception(exc)}
     except BaseException as exc:  # noqa: BLE001 - contained and reported
@@ -321,12 +374,13 @@ class _Hooks:
 
 
 def _call_release_form(adapter: Any, items: Any,
-                       emit: Callable[[str, dict[str, Any]], None]) -> dict[str, Any]:
+                       emit: Callable[[str, dict[str, Any]], None],
+                       loop: EventLoop | None = None) -> dict[str, Any]:
     feed = _Feed(list(items))
     hooks = _Hooks(feed, emit)
     started = time.perf_counter()
     try:
-        value = adapter(feed, hooks.release, hooks.continuation)
+        value = awaited(adapter(feed, hooks.release, hooks.continuation), loop)
     except Exception as exc:  # noqa: BLE001 - raising is how an adapter rejects
         out = {"kind": "raised", **describe_exception(exc)}
     except BaseException as exc:  # noqa: BLE001 - contained and reported
@@ -417,15 +471,17 @@ def main(argv: list[str] | None = None) -> int:
         with sending:
             _answer(proto_out, {kind: record})
 
+    loop = EventLoop()
     while True:
         message = read_message(proto_in)
         if message is None:
+            loop.close()
             return 0
         payload = pickle.loads(message)
         os.lseek(capture, 0, os.SEEK_SET)
         os.ftruncate(capture, 0)
         sys.stdout, sys.stderr = stdout, stderr
-        result = call_adapter(adapter, payload, form, emit)
+        result = call_adapter(adapter, payload, form, emit, loop)
         for stream in (sys.stdout, sys.stderr, stdout, stderr):
             try:
                 stream.flush()
