@@ -29,27 +29,34 @@ raised while an SSE event is being handled gets ``SSE event N at byte B`` added 
 capture cut inside an event raises :class:`StreamTruncated` after the complete events
 before the cut were parsed (so a provider ``error`` event before the cut is reported
 first). Nothing but :class:`~contracts.errors.ContractError` escapes for any input.
+
+A provider package is imported when its contract is first used, not with this module:
+a caller of one contract (``pcfuzz check``, a wire fuzz target) imports, compiles and
+(in a target) instruments that one only. A fuzz target imports its parser inside its
+``instrument(...)`` block itself, as it would without this module.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, Final, TypeAlias, cast
+from importlib import import_module
+from typing import TYPE_CHECKING, Any, Final, TypeAlias, cast
 
 from ._values import preview
-from .anthropic_messages import AnthropicMessagesTurn
-from .anthropic_messages import parse_events as _anthropic_parse_events
 from .errors import ContractError, ProtocolViolation
-from .gemini_interactions import GeminiInteractionsTurn
-from .gemini_interactions import parse_events as _gemini_parse_events
-from .openai_chat import DONE as _CHAT_DONE
-from .openai_chat import ChatCompletionTurn
-from .openai_chat import parse_events as _chat_parse_events
-from .openai_responses import OpenAIResponsesTurn
-from .openai_responses import parse_events as _responses_parse_events
+from .registry import CONTRACTS as _REGISTERED
 from .registry import NAMES
 from .sse import MAX_RETRY_DIGITS, SSEDecoder, SSEEvent
 from .strict_json import loads
+
+if TYPE_CHECKING:
+    # A provider package is imported when its contract is first used (see
+    # :func:`_adapter`), so a caller of one contract (``pcfuzz check``, a wire fuzz
+    # target) imports that one; ``Turn`` is built on first access at run time.
+    from .anthropic_messages import AnthropicMessagesTurn
+    from .gemini_interactions import GeminiInteractionsTurn
+    from .openai_chat import ChatCompletionTurn
+    from .openai_responses import OpenAIResponsesTurn
 
 __all__ = [
     "CONTRACTS",
@@ -63,9 +70,22 @@ __all__ = [
     "sse_to_events",
 ]
 
-Turn: TypeAlias = (
-    OpenAIResponsesTurn | AnthropicMessagesTurn | GeminiInteractionsTurn | ChatCompletionTurn
-)
+if TYPE_CHECKING:
+    Turn: TypeAlias = (
+        OpenAIResponsesTurn | AnthropicMessagesTurn | GeminiInteractionsTurn
+        | ChatCompletionTurn
+    )
+
+
+def __getattr__(name: str) -> Any:
+    """``Turn``, the union of the four Turn types, imports the four packages when read."""
+    if name == "Turn":
+        turns = [getattr(_package(c), _TURN_CLASS[c]) for c in NAMES]
+        union = turns[0]
+        for turn in turns[1:]:
+            union = union | turn
+        return union
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 #: The contract names the wire adapters accept (the command-line names): the registry's.
 CONTRACTS: Final[tuple[str, ...]] = NAMES
@@ -138,7 +158,9 @@ def _chat_event(sse: SSEEvent) -> Any:
             where=_where(sse),
         )
     if sse.data == "[DONE]":
-        return _CHAT_DONE
+        # The literal line, which is the parser's own sentinel (``openai_chat.DONE``,
+        # compared by value).
+        return sse.data
     value = _json(sse)
     if type(value) is not dict:
         # The parser takes the str "[DONE]" as its sentinel; on the wire only the
@@ -153,16 +175,36 @@ def _chat_event(sse: SSEEvent) -> Any:
 
 
 _Parser = Callable[..., Any]
-_ADAPTERS: Final[dict[str, tuple[Callable[[SSEEvent], Any], _Parser]]] = {
-    "openai-responses": (_responses_event, _responses_parse_events),
-    "anthropic-messages": (_anthropic_event, _anthropic_parse_events),
-    "gemini-interactions": (_gemini_event, _gemini_parse_events),
-    "openai-chat": (_chat_event, _chat_parse_events),
+#: contract -> its SSE-event converter; its parser is its package's ``parse_events``.
+_ADAPTERS: Final[dict[str, Callable[[SSEEvent], Any]]] = {
+    "openai-responses": _responses_event,
+    "anthropic-messages": _anthropic_event,
+    "gemini-interactions": _gemini_event,
+    "openai-chat": _chat_event,
 }
+#: contract -> the name of its Turn class in its package (for ``Turn``).
+_TURN_CLASS: Final[dict[str, str]] = {
+    "openai-responses": "OpenAIResponsesTurn",
+    "anthropic-messages": "AnthropicMessagesTurn",
+    "gemini-interactions": "GeminiInteractionsTurn",
+    "openai-chat": "ChatCompletionTurn",
+}
+#: The ``parse_events`` of each contract used so far.
+_PARSERS: dict[str, _Parser] = {}
 
 
-if tuple(_ADAPTERS) != NAMES:  # one adapter per registered contract, in registry order
+if tuple(_ADAPTERS) != NAMES or tuple(_TURN_CLASS) != NAMES:
+    # one adapter per registered contract, in registry order
     raise RuntimeError(f"contracts.wire adapters {tuple(_ADAPTERS)} != registry {NAMES}")
+
+
+#: contract -> its provider package's name under ``contracts``.
+_PACKAGE: Final[dict[str, str]] = {c.name: c.package for c in _REGISTERED}
+
+
+def _package(contract: str) -> Any:
+    """The provider package of a registered contract, imported (relatively) if needed."""
+    return import_module(f".{_PACKAGE[contract]}", __package__)
 
 
 def _locate(exc: ContractError, where: str) -> None:
@@ -178,7 +220,10 @@ def _adapter(contract: object) -> tuple[Callable[[SSEEvent], Any], _Parser]:
         raise ProtocolViolation(
             f"unknown contract {shown}; known: {', '.join(CONTRACTS)}", where="argument contract"
         )
-    return _ADAPTERS[contract]
+    parse = _PARSERS.get(contract)
+    if parse is None:
+        parse = _PARSERS[contract] = _package(contract).parse_events
+    return _ADAPTERS[contract], parse
 
 
 class _Cursor:
@@ -337,19 +382,19 @@ def parse_sse(contract: str, data: bytes, *, revision: str | None = None) -> Tur
 
 def parse_openai_responses_sse(data: bytes, *, revision: str | None = None) -> OpenAIResponsesTurn:
     """:func:`parse_sse` for ``openai-responses``."""
-    return cast(OpenAIResponsesTurn, parse_sse("openai-responses", data, revision=revision))
+    return cast("OpenAIResponsesTurn", parse_sse("openai-responses", data, revision=revision))
 
 
 def parse_anthropic_messages_sse(data: bytes, *, revision: str | None = None) -> AnthropicMessagesTurn:
     """:func:`parse_sse` for ``anthropic-messages``."""
-    return cast(AnthropicMessagesTurn, parse_sse("anthropic-messages", data, revision=revision))
+    return cast("AnthropicMessagesTurn", parse_sse("anthropic-messages", data, revision=revision))
 
 
 def parse_gemini_interactions_sse(data: bytes, *, revision: str | None = None) -> GeminiInteractionsTurn:
     """:func:`parse_sse` for ``gemini-interactions``."""
-    return cast(GeminiInteractionsTurn, parse_sse("gemini-interactions", data, revision=revision))
+    return cast("GeminiInteractionsTurn", parse_sse("gemini-interactions", data, revision=revision))
 
 
 def parse_openai_chat_sse(data: bytes, *, revision: str | None = None) -> ChatCompletionTurn:
     """:func:`parse_sse` for ``openai-chat``."""
-    return cast(ChatCompletionTurn, parse_sse("openai-chat", data, revision=revision))
+    return cast("ChatCompletionTurn", parse_sse("openai-chat", data, revision=revision))

@@ -19,6 +19,7 @@ from pcfuzz.fuzz.harness.instrument import STREAM, WIRE, instrument, parser
 
 # The stream path of one contract; the harness imported after it finds it loaded.
 with instrument(*STREAM, *WIRE, *parser("gemini_interactions")):
+    import pcfuzz.contracts.gemini_interactions  # noqa: F401  (contracts.wire imports it on first use)
     import pcfuzz.contracts.wire  # noqa: F401
 
 from pcfuzz.fuzz.harness.wire_target import make_target

@@ -144,6 +144,26 @@ def test_every_contract_is_a_package_of_the_same_modules(contract: str) -> None:
 
 
 @pytest.mark.parametrize("contract", sorted(CONTRACTS))
+def test_the_registry_lists_the_revisions_each_package_ships(contract: str) -> None:
+    """``pcfuzz check --revision`` lists revisions from the registry, without importing
+    the packages; each package's ``REVISIONS`` keys are its entry's, in order."""
+    module = importlib.import_module(CONTRACTS[contract][0])
+    (registered,) = [c for c in REGISTERED if c.name == contract]
+    assert tuple(module.REVISIONS) == registered.revisions
+    assert module.REVISION in registered.revisions
+
+
+def test_tables_whose_revisions_differ_from_the_registry_fail_at_import() -> None:
+    from pcfuzz.contracts.registry import check_revisions
+
+    check_revisions("openai-chat", ["2026-07-21", "2026-12-01"])
+    for wrong in (["2026-07-21"], ["2026-12-01", "2026-07-21"],
+                  ["2026-07-21", "2026-12-01", "2027-01-01"]):
+        with pytest.raises(RuntimeError, match="registry entry"):
+            check_revisions("openai-chat", wrong)
+
+
+@pytest.mark.parametrize("contract", sorted(CONTRACTS))
 def test_package_init_only_reexports(contract: str) -> None:
     import ast
 

@@ -12,7 +12,9 @@ Each target is imported in a fresh interpreter, as libFuzzer starts it, by
 - every function of ``contracts/`` the seeds run is patched (a target whose list of
   modules under test misses one it runs fails here);
 - the instrumentation cache gives the same code and the same counters as patching,
-  and libFuzzer sees the same coverage features from either.
+  and libFuzzer sees the same coverage features from either;
+- the speed-ups of atheris's patcher (``instrument._speed_up_patcher``) leave the
+  patched code as atheris's own steps make it.
 
 A planted target proves the checks can fail. No timing is asserted: start-up times
 are what ``pcfuzz bench --cases startup`` prints.
@@ -20,11 +22,14 @@ are what ``pcfuzz bench --cases startup`` prints.
 
 from __future__ import annotations
 
+import importlib.util
+import inspect
 import json
 import os
 import re
 import subprocess
 import sys
+import types
 from pathlib import Path
 from typing import Any
 
@@ -147,3 +152,62 @@ def test_libfuzzer_sees_the_same_coverage_from_cached_and_patched_modules(
     # Instrumented contracts give hundreds of coverage points on the seeds.
     assert cold[0] > 100
     assert warm == cold
+
+
+def _function_codes(code: types.CodeType) -> list[types.CodeType]:
+    """Every function, method and lambda code object inside ``code`` (nested ones too)."""
+    found = []
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            if const.co_flags & inspect.CO_OPTIMIZED and (
+                    const.co_name == "<lambda>" or not const.co_name.startswith("<")):
+                found.append(const)
+            found += _function_codes(const)
+    return found
+
+
+def _fields(code: types.CodeType) -> tuple[Any, ...]:
+    return (code.co_code, code.co_consts, code.co_names, code.co_varnames,
+            code.co_stacksize, code.co_linetable, code.co_exceptiontable, code.co_flags)
+
+
+def test_the_patcher_speed_ups_leave_the_patched_code_unchanged(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each function of a stream target's modules, traced once by atheris's
+    ``Instrumentor``, becomes the same code object with and without the speed-ups;
+    and ``Instruction`` equality and hashing stay identity."""
+    from atheris import instrument_bytecode
+
+    from pcfuzz.fuzz.harness import instrument
+
+    if not instrument._speed_up_patcher():
+        pytest.skip("another atheris than the one the speed-ups were read against")
+    instruction = instrument_bytecode.Instruction
+    names = [*instrument.STREAM, *instrument.WIRE, *instrument.parser("openai-chat")]
+    codes = []
+    for name in names:
+        origin = importlib.util.find_spec(name).origin  # type: ignore[union-attr]
+        assert origin is not None
+        source = Path(origin).read_bytes()
+        codes += _function_codes(compile(source, origin, "exec", dont_inherit=True))
+    assert len(codes) > 150
+    differ = []
+    for code in codes:
+        instrumentor = instrument_bytecode.Instrumentor(code)
+        instrumentor.trace_control_flow()
+        instrumentor.trace_data_flow()
+        with monkeypatch.context() as plain:  # atheris's own steps first
+            for name, value in instrument._PLAIN.items():
+                plain.setattr(instruction, name, value)
+            assert instruction.expanded_instructions is not instrument._no_expansion
+            slow = instrumentor.to_code()
+        fast = instrumentor.to_code()
+        if _fields(fast) != _fields(slow):
+            differ.append(code.co_qualname)
+    assert differ == []
+
+    one = instrument_bytecode._generate_instruction("NOP", 0)
+    other = instrument_bytecode._generate_instruction("NOP", 0)
+    assert one == one and one != other and len({one, other, one}) == 2
+    assert [other, one].index(one) == 1 and hash(one) == hash(one)

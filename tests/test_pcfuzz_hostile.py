@@ -37,6 +37,8 @@ from pcfuzz.cli import build_parser, main
 from pcfuzz.cli.app import TABLE
 from pcfuzz.cli.common import count, jobs, megabytes, seconds, seconds_or_zero, whole_seconds
 from pcfuzz.contracts.errors import ContractError
+from pcfuzz.contracts.registry import CONTRACTS as REGISTERED
+from pcfuzz.contracts.registry import entry as registry_entry
 from pcfuzz.engine import entry_points
 from pcfuzz.engine.property_regressions import (
     FORMAT,
@@ -616,6 +618,74 @@ def test_check_imports_neither_the_harness_nor_another_subcommand(tmp_path: Path
     assert {m for m in modules if m.startswith("pcfuzz.cli.")} == {
         "pcfuzz.cli.app", "pcfuzz.cli.check", "pcfuzz.cli.common"}
     assert "pcfuzz._data" not in modules  # the epilog's lookup is for --help only
+
+
+#: What ``pcfuzz check`` never imports, whatever it checks: the harness extra, the
+#: metadata reader (``--version`` reads the metadata file itself) and what it pulls in,
+#: and what only other subcommands run (processes, archives, schemas, the network).
+NOT_FOR_CHECK = ("hypothesis", "atheris", "jsonschema", "pytest", "importlib.metadata",
+                 "email", "zipfile", "tarfile", "csv", "socket", "subprocess", "tempfile",
+                 "sqlite3", "multiprocessing", "concurrent", "asyncio", "unittest")
+_CHECK = ("import sys\nfrom pcfuzz.cli import main\nstatus = main(sys.argv[1:])\n"
+          "print(status)\nprint(' '.join(sorted(sys.modules)))\n")
+
+
+def _check_imports(argv: list[str], cwd: Path) -> tuple[int, set[str]]:
+    """The exit status of ``pcfuzz ARGV`` and every module it imported."""
+    proc = subprocess.run([sys.executable, "-c", _CHECK, *argv], cwd=cwd,
+                          capture_output=True, text=True, timeout=TIMEOUT_S, check=False)
+    lines = proc.stdout.splitlines()
+    assert len(lines) >= 2, proc.stderr
+    return int(lines[-2]), set(lines[-1].split())
+
+
+def _providers(modules: set[str]) -> set[str]:
+    """The contracts whose provider package is among ``modules``."""
+    return {c.name for c in REGISTERED if f"pcfuzz.contracts.{c.package}" in modules}
+
+
+@pytest.mark.parametrize("contract", [c.name for c in REGISTERED])
+def test_check_imports_the_package_of_its_contract_only(contract: str, tmp_path: Path) -> None:
+    """Start-up of ``pcfuzz check``: its imports are its cost (issue 21), so one
+    contract's capture imports that contract's parser and nothing of the others, no
+    fixture reader for raw SSE, and none of :data:`NOT_FOR_CHECK`."""
+    package = registry_entry(contract).package
+    document = json.loads((REPO / "fixtures" / "wire" / f"{package}.sse.json").read_text())
+    (tmp_path / "capture.sse").write_bytes(str(document["sse"]).encode("utf-8"))
+    status, modules = _check_imports(["check", "--contract", contract, "capture.sse"],
+                                     tmp_path)
+    assert status == 0  # a complete valid turn: the whole parse ran
+    assert _providers(modules) == {contract}
+    assert "pcfuzz.contracts.fixtures" not in modules
+    assert "pcfuzz.contracts.provenance" not in modules
+    assert sorted(m for m in modules if m.split(".")[0] in NOT_FOR_CHECK
+                  or m in NOT_FOR_CHECK or m.startswith(tuple(f"{n}." for n in NOT_FOR_CHECK))
+                  ) == []
+
+
+def test_check_of_a_fixture_imports_its_contract_and_the_fixture_reader(
+        tmp_path: Path) -> None:
+    fixture = REPO / "fixtures" / "wire" / "openai_chat.sse.json"
+    status, modules = _check_imports(["check", "--contract", "openai-chat", str(fixture)],
+                                     tmp_path)
+    assert status == 0
+    assert _providers(modules) == {"openai-chat"}
+    assert "pcfuzz.contracts.fixtures" in modules
+
+
+def test_an_unknown_revision_is_refused_from_the_registry_alone(tmp_path: Path) -> None:
+    """``--revision`` lists the revisions the registry names: a usage error imports no
+    provider package, and names every shipped revision."""
+    (tmp_path / "capture.sse").write_bytes(_sse())
+    proc = subprocess.run(
+        [sys.executable, "-c", _MODULES, "check", "--contract", "openai-chat",
+         "--revision", "1999-01-01", "capture.sse"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=TIMEOUT_S, check=False)
+    modules = set(proc.stdout.splitlines()[-1].split())
+    assert proc.returncode == 2
+    assert _providers(modules) == set()
+    shipped = sorted({r for c in REGISTERED for r in c.revisions})
+    assert shipped and all(r in proc.stderr for r in shipped), proc.stderr
 
 
 def test_help_lists_every_subcommand_without_importing_one(tmp_path: Path) -> None:

@@ -310,7 +310,7 @@ def test_tables_keyed_by_contract_cover_the_registry() -> None:
     from pcfuzz.nightly import transitions
     from pcfuzz.strategies import conformance, fixture_docs, sdk_oracles
 
-    for table in (adapters.ADAPTERS, adapters.SSE_ADAPTERS, drift.RUNNERS, verdict._PARSE,
+    for table in (adapters.ADAPTERS, adapters.SSE_ADAPTERS, drift.RUNNERS, verdict._STATUS,
                   transitions.CONTRACTS, fixture_docs.EXPECTED, sdk_oracles.CONTRACT_SDK):
         assert set(table) == set(NAMES), table
     assert conformance.CONTRACTS == NAMES

@@ -21,6 +21,7 @@ from typing import Final
 
 from .._kinds import check_kinds
 from .._request import check_foreign_rows
+from ..registry import check_revisions
 
 __all__ = [
     "REVISION",
@@ -404,6 +405,7 @@ _R_2026_12_01: Final = replace(_R_2026_07_21)
 REVISIONS: Final[Mapping[str, RevisionTables]] = MappingProxyType(
     {"2026-07-21": _R_2026_07_21, "2026-12-01": _R_2026_12_01}
 )
+check_revisions("anthropic-messages", REVISIONS)
 
 if REVISION not in REVISIONS:  # pragma: no cover - a table bug
     raise RuntimeError(f"default revision {REVISION} is not in REVISIONS")

@@ -18,6 +18,7 @@ from .._request import check_foreign_rows
 from .._stream import drift_hint
 from .._values import preview
 from ..errors import ContractError, ProtocolViolation, UnsupportedProviderState
+from ..registry import check_revisions
 
 __all__ = [
     "REVISION",
@@ -322,6 +323,7 @@ REVISIONS: Final[Mapping[str, RevisionTables]] = {
     "2026-07-21": _V1_2026_07_21,
     "2026-12-01": _V1_2026_12_01,
 }
+check_revisions("gemini-interactions", REVISIONS)
 
 
 def check_tables(tables: RevisionTables, name: str) -> None:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from .._kinds import INT64_MAX, check_kinds
+from ..registry import check_revisions
 
 #: The default revision: the newest shipped one (``2026-07-21`` is the seed's pinned
 #: baseline, kept exactly as pinned beside it; ``fixtures/CHANGELOG.md`` lists each change).
@@ -284,6 +285,7 @@ REVISIONS: Final[Mapping[str, RevisionTables]] = {
     "2026-07-21": _R_2026_07_21,
     "2026-12-01": _R_2026_12_01,
 }
+check_revisions("openai-chat", REVISIONS)
 
 
 def check_tables(tables: RevisionTables, revision: str) -> None:

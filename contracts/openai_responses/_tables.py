@@ -20,6 +20,7 @@ from typing import Final
 
 from .._kinds import check_kinds
 from .._request import check_foreign_rows
+from ..registry import check_revisions
 
 __all__ = [
     "REVISION",
@@ -556,6 +557,7 @@ REVISIONS: Final[Mapping[str, RevisionTables]] = {
     "2026-07-21": _PINNED_2026_07_21,
     "2026-12-01": _CURRENT_2026_12_01,
 }
+check_revisions("openai-responses", REVISIONS)
 
 
 # ---------------------------------------------------------------------------------

@@ -24,9 +24,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from pcfuzz.contracts import openai_chat
 from pcfuzz.contracts.errors import ContractError
-from pcfuzz.contracts.fixtures import WIRE_LAYER, load_fixture_bytes
 from pcfuzz.contracts.registry import CONTRACTS, NAMES
 from pcfuzz.contracts.sse import SSEDecoder, SSEEvent
 from pcfuzz.contracts.strict_json import loads
@@ -45,11 +43,39 @@ SUFFIXES = {".sse": "sse", ".txt": "sse", ".jsonl": "jsonl", ".json": "fixture"}
 # Per-contract accessors. The provider modules are public API; anything that may be
 # renamed (a status accessor, recovery calls) is read here, in one table each.
 
-_MODULES: dict[str, Any] = {
-    c.name: importlib.import_module(f"pcfuzz.contracts.{c.package}") for c in CONTRACTS}
-#: Every contract revision some contract ships (each contract's ``REVISIONS``).
-REVISIONS: tuple[str, ...] = tuple(sorted({r for m in _MODULES.values() for r in m.REVISIONS}))
-_PARSE: dict[str, Callable[..., Any]] = {name: m.parse_events for name, m in _MODULES.items()}
+# A provider package is imported when a check first names its contract (start-up:
+# ``pcfuzz check`` of one contract imports that one; the registry lists the revisions).
+
+#: Every contract revision some contract ships (each contract's ``REVISIONS``, as the
+#: registry lists them; each package checks its tables against its entry at import).
+REVISIONS: tuple[str, ...] = tuple(sorted({r for c in CONTRACTS for r in c.revisions}))
+
+
+_ENTRIES = {c.name: c for c in CONTRACTS}
+#: The provider package of each contract checked so far, by name.
+_MODULES: dict[str, Any] = {}
+
+
+def _module(contract: str) -> Any:
+    """The provider package of ``contract`` (a registered name), imported now if needed."""
+    module = _MODULES.get(contract)
+    if module is None:
+        module = _MODULES[contract] = importlib.import_module(
+            f"pcfuzz.contracts.{_ENTRIES[contract].package}")
+    return module
+
+
+#: The ``parse_events`` of each contract checked so far (:func:`_parser` fills it).
+_PARSE: dict[str, Callable[..., Any]] = {}
+
+
+def _parser(contract: str) -> Callable[..., Any]:
+    parse = _PARSE.get(contract)
+    if parse is None:
+        parse = _PARSE[contract] = _module(contract).parse_events
+    return parse
+
+
 #: The Turn attribute with the provider's stop reason or status, per contract.
 _STATUS: dict[str, str] = {c.name: c.status_field for c in CONTRACTS}
 
@@ -280,8 +306,8 @@ def _jsonl_source(contract: str, data: bytes, cursor: _Cursor) -> Iterator[Any]:
         cursor.handed += 1
         index += 1
         value = loads(line.rstrip(b"\r\n"))
-        if contract == "openai-chat" and value == openai_chat.FIXTURE_DONE_EVENT:
-            value = openai_chat.DONE
+        if contract == "openai-chat" and value == _module(contract).FIXTURE_DONE_EVENT:
+            value = _module(contract).DONE
         yield value
     cursor.current_index = cursor.current_offset = None
     cursor.at_end = True
@@ -289,7 +315,7 @@ def _jsonl_source(contract: str, data: bytes, cursor: _Cursor) -> Iterator[Any]:
 
 def _events_source(contract: str, events: list[Any], cursor: _Cursor) -> Iterator[Any]:
     if contract == "openai-chat":
-        events = openai_chat.frames_from_fixture_events(events)
+        events = _module(contract).frames_from_fixture_events(events)
     for index, value in enumerate(events):
         cursor.current_index = index
         cursor.handed += 1
@@ -319,7 +345,7 @@ def check_bytes(contract: str, data: bytes, *, format: str = "sse",
         raise UsageError(f"unknown contract {contract!r}; known: {', '.join(NAMES)}")
     if format not in FORMATS:
         raise UsageError(f"unknown format {format!r}; known: {', '.join(FORMATS)}")
-    known = _MODULES[contract].REVISIONS
+    known = _ENTRIES[contract].revisions
     if revision is not None and revision not in known:
         raise UsageError(f"unknown revision {revision!r} of {contract}; "
                          f"known: {', '.join(sorted(known))}")
@@ -328,6 +354,8 @@ def check_bytes(contract: str, data: bytes, *, format: str = "sse",
     verdict = Verdict(contract=contract, source=source, format=format)
     cursor = _Cursor()
     if format == "fixture":
+        from pcfuzz.contracts.fixtures import WIRE_LAYER, load_fixture_bytes
+
         try:
             fixture = load_fixture_bytes(data, origin=source)
         except ContractError as exc:
@@ -347,9 +375,10 @@ def check_bytes(contract: str, data: bytes, *, format: str = "sse",
         events = _jsonl_source(contract, data, cursor)
     else:
         events = _sse_source(contract, data, cursor)
-    verdict.revision = _MODULES[contract].REVISION if revision is None else revision
+    module = _module(contract)
+    verdict.revision = module.REVISION if revision is None else revision
     try:
-        turn = _PARSE[contract](events, revision=verdict.revision)
+        turn = _parser(contract)(events, revision=verdict.revision)
     except ContractError as exc:
         verdict.events = cursor.handed
         if cursor.in_decoder:

@@ -463,10 +463,14 @@ def table(records: Sequence[Record], markdown: bool = False) -> str:
 
 
 def environment() -> str:
+    # Start-up rows depend on it: without bytecode files every process compiles each
+    # module of the checkout it imports (an installed wheel has them from pip).
+    bytecode = ("; no bytecode cache (PYTHONDONTWRITEBYTECODE: every start compiles "
+                "what it imports)" if os.environ.get("PYTHONDONTWRITEBYTECODE") else "")
     return (
-        f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs; medians of per-round "
-        "ratios, baseline interleaved in the same process; scaling rows give the growth "
-        "exponent, resources rows peak memory per input byte or thread CPU time ratios, "
-        "start-up rows seconds (rate: x python -c pass run just before), fuzz "
-        "rows exec/s ratios (higher is better)"
+        f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs{bytecode}; medians of "
+        "per-round ratios, baseline interleaved in the same process; scaling rows give "
+        "the growth exponent, resources rows peak memory per input byte or thread CPU "
+        "time ratios, start-up rows seconds (rate: x python -c pass run just before), "
+        "fuzz rows exec/s ratios (higher is better)"
     )
