@@ -283,7 +283,7 @@ def test_long_families_print_progress_while_they_run(monkeypatch: pytest.MonkeyP
 def test_a_seeded_run_is_reproducible() -> None:
     # What the README's SDK reports rely on: the same streams, counts and findings.
     runs = [runner.conform(broken_chat, "openai-chat", families=["valid", "truncation"],
-                             seed=7, max_examples=30) for _ in range(2)]
+                             seed=7, max_examples=12) for _ in range(2)]
     shown = [[(f.family, f.examples, f.violation) for f in r.families]
              + [(f.mutation, json.dumps(f.events)) for f in r.findings] for r in runs]
     assert shown[0] == shown[1]
