@@ -1117,3 +1117,99 @@ def test_a_short_refused_document_is_read_by_the_own_steps_alone(
         with pytest.raises(StrictJSONError, match="trailing comma|expected"):
             loads(doc)
     assert modes == [strict_json._OWN, strict_json._ACCELERATED]
+
+
+# --- the own steps' C-level shortcuts (issue 21, item 4: fuzz throughput) ------------
+#
+# Two shortcuts of the own steps (the mode that reads a short refused document): a
+# chain of opening brackets opened in one step, and two or more scalars of an array
+# (each with its comma) built by the json scanner in one step. The reference is the
+# own steps with both disabled: same value, or same error class, place and message.
+
+_PIECES = ["[", "[[", "[ [", "[\n[[", "]", "]]", ",", ", ", "0", "-0", "01", "1.5", "1e400",
+           "-", "1234567890123", '"ab"', '"' + "x" * 14 + '"', '"\\u0041"', '"\\ud800"',
+           "true", "nul", "{", "}", ":", '"k"', " ", "\n", "x", "[]", "[1,2,3,", "4,5,6"]
+
+
+@contextlib.contextmanager
+def _without_own_shortcuts(seen: list[str] | None = None) -> Any:
+    saved = strict_json._OPEN_CHAIN, strict_json._scalar_run
+    strict_json._OPEN_CHAIN = re.compile(r"\[")  # a chain of one: nothing is taken
+    strict_json._scalar_run = lambda max_string: lambda text, pos: None
+    try:
+        yield
+    finally:
+        strict_json._OPEN_CHAIN, strict_json._scalar_run = saved
+
+
+class _Seen:
+    """Records which shortcut was reached (for ``hypothesis.event``)."""
+
+    def __init__(self) -> None:
+        self.chain = self.run = False
+        self._chain, self._run = strict_json._OPEN_CHAIN, strict_json._scalar_run
+
+    def __enter__(self) -> _Seen:
+        chain, run = self._chain, self._run
+
+        class Chain:
+            def match(inner, text: str, pos: int) -> Any:  # noqa: N805
+                found = chain.match(text, pos)
+                self.chain = self.chain or found.group().count("[") > 1
+                return found
+
+        def scalar_run(max_string: int) -> Any:
+            def match(text: str, pos: int) -> Any:
+                found = run(max_string)(text, pos)
+                self.run = self.run or found is not None
+                return found
+            return match
+
+        strict_json._OPEN_CHAIN = Chain()  # type: ignore[assignment]
+        strict_json._scalar_run = scalar_run
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        strict_json._OPEN_CHAIN, strict_json._scalar_run = self._chain, self._run
+
+
+def _loads_outcome(text: str, limits: JSONLimits) -> Any:
+    try:
+        return ("value", loads(text, limits=limits))
+    except ContractError as exc:
+        return (type(exc).__name__, exc.where, exc.message)
+
+
+def _agree(fast: Any, slow: Any) -> None:
+    if slow[0] == "value":
+        assert fast[0] == "value" and same(fast[1], slow[1]), (fast[:2], slow[:2])
+    else:
+        assert fast == slow
+
+
+@given(
+    st.one_of(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=30).map("".join),
+              _DOCUMENTS),
+    st.sampled_from([DEFAULT_LIMITS, jv.SMALL_LIMITS]) | _ANY_LIMITS,
+)
+@example("[[[[[[[[1]]]]]]]]", JSONLimits(max_depth=5))
+@example("[[ [\n[[]]]]]", DEFAULT_LIMITS)
+@example("[[[[[[x", JSONLimits(max_values=3))
+@example("[1,2,3,4,5,6,7,8]", JSONLimits(max_container_items=5))
+@example("[1,2,3,4,5,6,7]", JSONLimits(max_container_items=5))
+@example("[1,2,3,4,5,6,7]", JSONLimits(max_values=6))
+@example("[1,2,3,4,5,6,7,8]", JSONLimits(max_values=5))
+@example('[1,"abcdefgh",3,4]', JSONLimits(max_string_chars=4))
+@example("[1,2,123456789,4,5]", JSONLimits(max_number_chars=4))
+@example("[1,2,1e400,4,5]", DEFAULT_LIMITS)
+@example("[1, 2 ,\n3,01,4]", DEFAULT_LIMITS)
+def test_own_step_shortcuts_agree_with_the_own_steps(text: str, limits: JSONLimits) -> None:
+    with _Seen() as seen:
+        own = _mode_outcome(text, limits, strict_json._OWN)
+        through_loads = _loads_outcome(text, limits)
+    event("bracket chain taken" if seen.chain else "no bracket chain")
+    event("scalar run matched" if seen.run else "no scalar run")
+    event("accepted" if own[0] == "value" else f"rejected: {own[0]}")
+    with _without_own_shortcuts():
+        _agree(own, _mode_outcome(text, limits, strict_json._OWN))
+        _agree(through_loads, _loads_outcome(text, limits))
