@@ -579,7 +579,7 @@ _SCANS: dict[int, _Scan] = {}
 
 
 def _scalar_run(max_string: int) -> Callable[..., Any]:
-    """The ``match`` of two to _RUN scalars of an array, each followed by its comma
+    """The ``match`` of one to _RUN scalars of an array, each followed by its comma
     (strings without escapes, of at most ``max_string`` characters)."""
     run = _SCALAR_RUNS.get(max_string)
     if run is None:
@@ -588,7 +588,7 @@ def _scalar_run(max_string: int) -> Callable[..., Any]:
         string = r'"[^"\\\x00-\x1f]{0,' + str(min(max_string, 4096)) + r'}+"'
         scalar = rf"(?:{_NUMBER_RE}|{string}|true|false|null)"
         run = _SCALAR_RUNS[max_string] = re.compile(
-            rf"(?:{scalar}{_WS_RE},{_WS_RE}){{2,{_RUN}}}").match
+            rf"(?:{scalar}{_WS_RE},{_WS_RE}){{1,{_RUN}}}").match
     return run
 
 
@@ -910,6 +910,7 @@ def _parse(  # noqa: C901
         values += len(built)
         return ws(text, after).end()
 
+    scalar_run = None if mode else _scalar_run(max_string)
     pos = ws(text, 0).end()
     while True:
         # Parse one value at ``pos`` (whitespace already skipped).
@@ -919,11 +920,11 @@ def _parse(  # noqa: C901
                 if taken == pos:
                     break
                 pos = taken
-        elif not mode and stack and type(stack[-1]) is list and (
-                (scalars := _scalar_run(max_string)(text, pos)) is not None):
-            # Own steps: two or more scalars of an array, each with its comma, in
-            # one step when the scanner takes them and no limit is crossed in them
-            # (else the own steps read them and stop where the error is).
+        elif scalar_run is not None and stack and type(stack[-1]) is list and (
+                (scalars := scalar_run(text, pos)) is not None):
+            # Own steps: the scalars of an array, each with its comma, in one step
+            # when the scanner takes them and no limit is crossed in them (else the
+            # own steps read them and stop where the error is).
             pos = scalars_at(pos, scalars.end(), stack[-1])
         if pos >= end:
             fail("expected a value, found end of document", pos)

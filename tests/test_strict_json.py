@@ -1122,7 +1122,7 @@ def test_a_short_refused_document_is_read_by_the_own_steps_alone(
 # --- the own steps' C-level shortcuts (issue 21, item 4: fuzz throughput) ------------
 #
 # Two shortcuts of the own steps (the mode that reads a short refused document): a
-# chain of opening brackets opened in one step, and two or more scalars of an array
+# chain of opening brackets opened in one step, and the scalars of an array
 # (each with its comma) built by the json scanner in one step. The reference is the
 # own steps with both disabled: same value, or same error class, place and message.
 
