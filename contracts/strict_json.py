@@ -574,22 +574,7 @@ _SEPARATED_CHUNKS: Final = {
 }
 
 
-_SCALAR_RUNS: dict[int, Callable[..., Any]] = {}
 _SCANS: dict[int, _Scan] = {}
-
-
-def _scalar_run(max_string: int) -> Callable[..., Any]:
-    """The ``match`` of one to _RUN scalars of an array, each followed by its comma
-    (strings without escapes, of at most ``max_string`` characters)."""
-    run = _SCALAR_RUNS.get(max_string)
-    if run is None:
-        if len(_SCALAR_RUNS) > 64:  # odd limits, many of them: bounded cache
-            _SCALAR_RUNS.clear()
-        string = r'"[^"\\\x00-\x1f]{0,' + str(min(max_string, 4096)) + r'}+"'
-        scalar = rf"(?:{_NUMBER_RE}|{string}|true|false|null)"
-        run = _SCALAR_RUNS[max_string] = re.compile(
-            rf"(?:{scalar}{_WS_RE},{_WS_RE}){{1,{_RUN}}}").match
-    return run
 
 
 def _scan_for(max_number: int) -> _Scan:
@@ -895,22 +880,26 @@ def _parse(  # noqa: C901
         values += added
         return ws(text, after).end()
 
-    def scalars_at(at: int, after: int, container: list[Any]) -> int:
-        """Append the scalars of ``text[at:after]`` (each followed by its comma) to
-        ``container`` and return where the next value starts, or ``at`` if the
-        scanner refuses them or the item or value limit would be crossed."""
+    def items_at(at: int, after: int, container: list[Any]) -> int:
+        """Append the flat items of ``text[at:after]`` (each followed by its comma)
+        to ``container`` and return where the next value starts, or ``at`` if the
+        scanner refuses them or the depth, item or value limit would be crossed."""
         nonlocal values
         try:
             built, _ = _scan_for(max_number)("[" + text[at : after - 1] + "]", 0)
         except (_NotStrict, ValueError, RecursionError, StopIteration):
             return at
-        if len(container) + len(built) > max_items or values + len(built) > max_values:
+        # (The regex holds strings and flat containers within their limits.)
+        inner = [item for item in built if type(item) is list or type(item) is dict]
+        added = len(built) + sum(map(len, inner))
+        if (len(container) + len(built) > max_items or values + added > max_values
+                or (inner and len(stack) >= max_depth)):
             return at
         container.extend(built)
-        values += len(built)
+        values += added
         return ws(text, after).end()
 
-    scalar_run = None if mode else _scalar_run(max_string)
+    flat_run = None if mode else _runs_for(limits)[0]
     pos = ws(text, 0).end()
     while True:
         # Parse one value at ``pos`` (whitespace already skipped).
@@ -920,12 +909,13 @@ def _parse(  # noqa: C901
                 if taken == pos:
                     break
                 pos = taken
-        elif scalar_run is not None and stack and type(stack[-1]) is list and (
-                (scalars := scalar_run(text, pos)) is not None):
-            # Own steps: the scalars of an array, each with its comma, in one step
-            # when the scanner takes them and no limit is crossed in them (else the
-            # own steps read them and stop where the error is).
-            pos = scalars_at(pos, scalars.end(), stack[-1])
+        elif flat_run is not None and stack and type(stack[-1]) is list and (
+                (flat := flat_run(text, pos)) is not None):
+            # Own steps: flat items of an array (scalars, containers of scalars),
+            # each with its comma, in one step when the scanner takes them and no
+            # limit is crossed in them (else the own steps read them and stop where
+            # the error is).
+            pos = items_at(pos, flat.end(), stack[-1])
         if pos >= end:
             fail("expected a value, found end of document", pos)
         values += 1

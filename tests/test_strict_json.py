@@ -1122,24 +1122,30 @@ def test_a_short_refused_document_is_read_by_the_own_steps_alone(
 # --- the own steps' C-level shortcuts (issue 21, item 4: fuzz throughput) ------------
 #
 # Two shortcuts of the own steps (the mode that reads a short refused document): a
-# chain of opening brackets opened in one step, and the scalars of an array
-# (each with its comma) built by the json scanner in one step. The reference is the
-# own steps with both disabled: same value, or same error class, place and message.
+# chain of opening brackets opened in one step, and the flat items of an array
+# (scalars and containers of scalars, each item with its comma) built by the json
+# scanner in one step. The reference is the own steps with both disabled: same value,
+# or same error class, place and message.
 
 _PIECES = ["[", "[[", "[ [", "[\n[[", "]", "]]", ",", ", ", "0", "-0", "01", "1.5", "1e400",
            "-", "1234567890123", '"ab"', '"' + "x" * 14 + '"', '"\\u0041"', '"\\ud800"',
-           "true", "nul", "{", "}", ":", '"k"', " ", "\n", "x", "[]", "[1,2,3,", "4,5,6"]
+           "true", "nul", "{", "}", ":", '"k"', " ", "\n", "x", "[]", "[1,2,3,", "4,5,6",
+           "[0],", "[1, 2],", '{"a":1},', '{"a":1,"a":2},', "{},", "[[0]],", '{"k":[1]},']
+
+
+def _never(text: str, pos: int) -> None:
+    return None
 
 
 @contextlib.contextmanager
-def _without_own_shortcuts(seen: list[str] | None = None) -> Any:
-    saved = strict_json._OPEN_CHAIN, strict_json._scalar_run
+def _without_own_shortcuts() -> Any:
+    saved = strict_json._OPEN_CHAIN, strict_json._runs_for
     strict_json._OPEN_CHAIN = re.compile(r"\[")  # a chain of one: nothing is taken
-    strict_json._scalar_run = lambda max_string: lambda text, pos: None
+    strict_json._runs_for = lambda limits: (_never, _never)
     try:
         yield
     finally:
-        strict_json._OPEN_CHAIN, strict_json._scalar_run = saved
+        strict_json._OPEN_CHAIN, strict_json._runs_for = saved
 
 
 class _Seen:
@@ -1147,10 +1153,10 @@ class _Seen:
 
     def __init__(self) -> None:
         self.chain = self.run = False
-        self._chain, self._run = strict_json._OPEN_CHAIN, strict_json._scalar_run
+        self._chain, self._runs_for = strict_json._OPEN_CHAIN, strict_json._runs_for
 
     def __enter__(self) -> _Seen:
-        chain, run = self._chain, self._run
+        chain, runs_for = self._chain, self._runs_for
 
         class Chain:
             def match(inner, text: str, pos: int) -> Any:  # noqa: N805
@@ -1158,19 +1164,21 @@ class _Seen:
                 self.chain = self.chain or found.group().count("[") > 1
                 return found
 
-        def scalar_run(max_string: int) -> Any:
+        def recording_runs_for(limits: JSONLimits) -> Any:
+            items, members = runs_for(limits)
+
             def match(text: str, pos: int) -> Any:
-                found = run(max_string)(text, pos)
+                found = items(text, pos)
                 self.run = self.run or found is not None
                 return found
-            return match
+            return match, members
 
         strict_json._OPEN_CHAIN = Chain()  # type: ignore[assignment]
-        strict_json._scalar_run = scalar_run
+        strict_json._runs_for = recording_runs_for
         return self
 
     def __exit__(self, *exc: object) -> None:
-        strict_json._OPEN_CHAIN, strict_json._scalar_run = self._chain, self._run
+        strict_json._OPEN_CHAIN, strict_json._runs_for = self._chain, self._runs_for
 
 
 def _loads_outcome(text: str, limits: JSONLimits) -> Any:
@@ -1203,12 +1211,18 @@ def _agree(fast: Any, slow: Any) -> None:
 @example("[1,2,123456789,4,5]", JSONLimits(max_number_chars=4))
 @example("[1,2,1e400,4,5]", DEFAULT_LIMITS)
 @example("[1, 2 ,\n3,01,4]", DEFAULT_LIMITS)
+@example("[[0],[0],[0],x", DEFAULT_LIMITS)
+@example("[[1],[2],3]", JSONLimits(max_depth=1))
+@example('[{"a":1,"a":2},0]', DEFAULT_LIMITS)
+@example("[[1,2],[3,4],5,6]", JSONLimits(max_values=6))
+@example("[[1,2],[3,4],5,6]", JSONLimits(max_values=7))
+@example("[[1,2,3],0]", JSONLimits(max_container_items=2))
 def test_own_step_shortcuts_agree_with_the_own_steps(text: str, limits: JSONLimits) -> None:
     with _Seen() as seen:
         own = _mode_outcome(text, limits, strict_json._OWN)
         through_loads = _loads_outcome(text, limits)
     event("bracket chain taken" if seen.chain else "no bracket chain")
-    event("scalar run matched" if seen.run else "no scalar run")
+    event("run of flat items matched" if seen.run else "no run of flat items")
     event("accepted" if own[0] == "value" else f"rejected: {own[0]}")
     with _without_own_shortcuts():
         _agree(own, _mode_outcome(text, limits, strict_json._OWN))
