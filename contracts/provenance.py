@@ -84,6 +84,11 @@ GITHUB_HOST = "github.com"
 _OFFICIAL_HOSTS: Mapping[str, frozenset[str]] = MappingProxyType(
     {name: sources.doc_hosts | {GITHUB_HOST} for name, sources in OFFICIAL_SOURCES.items()}
 )
+# Whether a host contains one of them (one regex per provider).
+_CONTAINS_OFFICIAL_HOST: Mapping[str, re.Pattern[str]] = MappingProxyType(
+    {name: re.compile("|".join(map(re.escape, sorted(hosts))))
+     for name, hosts in _OFFICIAL_HOSTS.items()}
+)
 
 #: Hosts opened by ``allow_local_source_urls=True`` (and only by it).
 LOOPBACK_HOSTS: frozenset[str] = frozenset({"127.0.0.1", "[::1]", "localhost"})
@@ -131,6 +136,10 @@ _NOT_FRAGMENT_CHAR = re.compile("[^" + _one_of(_FRAGMENT_CHARS)[1:])
 # steps instead of one per segment.
 _PLAIN_PATH = re.compile(f"(?:/{_one_of(_SEGMENT_CHARS)}+)+")
 _DOT_SEGMENT = re.compile(r"/\.+(?=/|\Z)")
+# The plain segments a path starts with (none of them a dot segment): the loop over
+# segments starts after them.
+_PLAIN_SEGMENTS_FIRST = re.compile(
+    f"(?:/(?!\\.+(?:/|\\Z)){_one_of(_SEGMENT_CHARS)}++(?=/|\\Z))*+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,7 +303,10 @@ def _check_official_host(host: str, provider: str, reject: _Rejector) -> None:
         raise reject(
             f"loopback host {host!r} needs allow_local_source_urls=True", "host"
         )
-    for official in sorted(sources.doc_hosts | {GITHUB_HOST}):
+    # A host that contains no official host can be no subdomain, extension or
+    # lookalike of one (each of those contains it): the loop would find nothing.
+    contains = _CONTAINS_OFFICIAL_HOST[provider].search(host) is not None
+    for official in sorted(sources.doc_hosts | {GITHUB_HOST}) if contains else ():
         if host.endswith("." + official):
             raise reject(
                 f"host {host!r} is a subdomain of official host {official!r}; "
@@ -392,7 +404,9 @@ def _check_path(path: str, reject: _Rejector) -> list[str]:
     segments = path[1:].split("/")
     if _PLAIN_PATH.fullmatch(path) is not None and _DOT_SEGMENT.search(path) is None:
         return segments  # what the loop below finds in every segment: nothing
-    for number, segment in enumerate(segments, start=1):
+    # The loop finds nothing in the plain segments the path starts with either.
+    plain = path.count("/", 0, _PLAIN_SEGMENTS_FIRST.match(path).end())  # type: ignore[union-attr]
+    for number, segment in enumerate(segments[plain:], start=plain + 1):
         _check_segment(segment, number, reject)
     return segments
 

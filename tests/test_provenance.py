@@ -9,6 +9,7 @@ rejected; loopback only with an explicit opt-in.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -164,6 +165,21 @@ def test_any_port_is_rejected_even_the_default(url: str) -> None:
 )
 def test_lookalike_official_subdomain_is_rejected(provider: str, url: str) -> None:
     assert rejected(url, provider).where == "host"
+
+
+@pytest.mark.parametrize(
+    ("provider", "url", "reason"),
+    [
+        ("openai", "https://x.platform.openai.com/docs", "is a subdomain of official host"),
+        ("google", "https://x.github.com/googleapis/python-genai", "is a subdomain of"),
+        ("openai", "https://platform.openai.com-x/docs", "extends official host"),
+        ("anthropic", "https://evildocs.claude.com/x", "is a lookalike of official host"),
+    ],
+)
+def test_lookalike_host_is_named_as_such(provider: str, url: str, reason: str) -> None:
+    # Not just "not an official source": the message says which official host the
+    # URL imitates and how.
+    assert reason in str(rejected(url, provider))
 
 
 @pytest.mark.parametrize(
@@ -574,6 +590,47 @@ def test_every_official_host_passes_the_host_spelling_checks() -> None:
         provenance._check_host_spelling(host, reject)
     with pytest.raises(SourceURLError):
         provenance._check_host_spelling("Docs.Anthropic.com", reject)
+
+
+ALL_OFFICIAL_HOSTS = sorted({"github.com", *(h for hosts in DOC_HOSTS.values() for h in hosts)})
+
+
+@given(
+    st.text(alphabet="abcgithu.-", max_size=6),
+    st.one_of(st.sampled_from(ALL_OFFICIAL_HOSTS), st.text(alphabet="abcdmo.-", max_size=10)),
+    st.text(alphabet="abcgithu.-", max_size=6),
+    st.sampled_from(PROVIDERS),
+)
+@example("a", "platform.openai.com", "", "openai")
+@example("", "github.com", ".x", "google")
+@example("x.", "docs.claude.com", "", "anthropic")
+@example("b", "ai.google.dev", "", "openai")
+def test_host_shortcut_decides_as_the_lookalike_loop(
+    before: str, middle: str, after: str, provider: str
+) -> None:
+    # The validator skips its loop over the official hosts (subdomain, extension,
+    # lookalike) when the host contains none of them; with the loop always run, the
+    # verdict and message are the same.
+    from pcfuzz.contracts import provenance
+
+    url = f"https://{before}{middle}{after}/docs"
+    host = before + middle + after
+    own = [h for h in {"github.com", *DOC_HOSTS[provider]} if h in host]
+    event("contains an official host of the provider" if own else "contains none of them")
+
+    def outcome() -> tuple[str, str | None]:
+        try:
+            return validate_source_url(url, provider=provider), None
+        except SourceURLError as exc:
+            return exc.message, exc.where
+
+    fast = outcome()
+    saved = provenance._CONTAINS_OFFICIAL_HOST
+    provenance._CONTAINS_OFFICIAL_HOST = {p: re.compile("") for p in PROVIDERS}
+    try:
+        assert outcome() == fast
+    finally:
+        provenance._CONTAINS_OFFICIAL_HOST = saved
 
 
 def test_query_string_is_rejected() -> None:
