@@ -178,13 +178,11 @@ class _Rejector:
 
 def _check_characters(url: str, reject: _Rejector) -> None:
     """Only printable ASCII, no backslash: anything else a URL parser strips or rewrites."""
-    if url.isascii() and url.isprintable() and " " not in url and "\\" not in url:
-        return  # U+0021..U+007E without a backslash: nothing below would reject it
     # The first character outside U+0021..U+007E or a backslash, found in C; the
     # loop below then names it (every later character is never looked at).
     found = _NOT_PLAIN_ASCII.search(url)
     if found is None:
-        return
+        return  # U+0021..U+007E without a backslash: nothing below would reject it
     last = len(url) - 1
     for index in range(found.start(), len(url)):
         char = url[index]
@@ -569,30 +567,32 @@ def validate_source_url(
     _check_characters(url, reject)
     split = _split(url, allow_local_source_urls, reject)
     authority = split.authority
-    if "@" in authority:
-        raise reject(
-            "userinfo ('user@' or '@', even empty) is not allowed in the authority",
-            "userinfo",
-        )
-    local = allow_local_source_urls and _is_loopback_authority(authority)
-    if local:
-        _check_loopback_authority(split, reject)
-    else:
-        if split.scheme != "https":
+    # An official host over https: no userinfo, no loopback, no port, no IP
+    # literal, and spelled as the host checks want (each listed host passes them,
+    # tests/test_provenance.py checks it), so none of the checks below applies.
+    local = False
+    if split.scheme != "https" or authority not in _OFFICIAL_HOSTS[provider]:
+        if "@" in authority:
             raise reject(
-                "plain http is allowed only for loopback hosts (https only)", "scheme"
+                "userinfo ('user@' or '@', even empty) is not allowed in the authority",
+                "userinfo",
             )
-        if authority.startswith("["):
-            raise reject(f"IP literal host {authority!r} is not allowed", "host")
-        if ":" in authority:
-            host, _, port = authority.partition(":")
-            what = "an empty port ':'" if not port else f"port {port!r}"
-            raise reject(
-                f"{what} is not allowed (no port at all, not even ':443')", "port"
-            )
-        if authority not in _OFFICIAL_HOSTS[provider]:
-            # (An official host is spelled as these checks want: they find nothing
-            # in it, which tests/test_provenance.py checks for every listed host.)
+        local = allow_local_source_urls and _is_loopback_authority(authority)
+        if local:
+            _check_loopback_authority(split, reject)
+        else:
+            if split.scheme != "https":
+                raise reject(
+                    "plain http is allowed only for loopback hosts (https only)", "scheme"
+                )
+            if authority.startswith("["):
+                raise reject(f"IP literal host {authority!r} is not allowed", "host")
+            if ":" in authority:
+                host, _, port = authority.partition(":")
+                what = "an empty port ':'" if not port else f"port {port!r}"
+                raise reject(
+                    f"{what} is not allowed (no port at all, not even ':443')", "port"
+                )
             _check_host_spelling(authority, reject)
             _check_official_host(authority, provider, reject)
     segments = _check_path(split.path, reject)

@@ -635,6 +635,10 @@ def test_host_shortcut_decides_as_the_lookalike_loop(
 
 @given(
     st.one_of(url_like_text(),
+              st.tuples(st.sampled_from(["https://", "http://"]),
+                        st.sampled_from(ALL_OFFICIAL_HOSTS),
+                        st.sampled_from(["", "/", "/docs", "/a/%41", "/x#y", ":443/x", "@/x"]),
+                        ).map("".join),
               st.tuples(st.sampled_from(["https://", "http://", "HTTPS://", "https:/", "http:"]),
                         st.text(alphabet="ab/?#:.@[]%", max_size=12),
                         st.sampled_from(ALL_OFFICIAL_HOSTS + ["127.0.0.1:8080", "localhost"]),
@@ -644,8 +648,9 @@ def test_host_shortcut_decides_as_the_lookalike_loop(
 )
 def test_simple_url_shortcut_splits_as_the_steps_do(url: str, provider: str, local: bool) -> None:
     # One regex cuts the common shape (https or http, "//", no "?" before "#") into
-    # scheme, authority, path and fragment; with it disabled the steps cut every URL:
-    # same verdict, same message, same part.
+    # scheme, authority, path and fragment, and an official host over https skips the
+    # authority checks; with both shortcuts disabled the steps cut and check every
+    # URL: same verdict, same message, same part.
     from pcfuzz.contracts import provenance
 
     def outcome() -> tuple[str, str | None]:
@@ -658,12 +663,13 @@ def test_simple_url_shortcut_splits_as_the_steps_do(url: str, provider: str, loc
     fast = outcome()
     event(f"{'accepted' if fast[1] is None else 'rejected at ' + fast[1].split(' ')[0]}")
     event("simple shape" if provenance._SIMPLE_URL.match(url) else "other shape")
-    saved = provenance._SIMPLE_URL
+    saved = provenance._SIMPLE_URL, provenance._OFFICIAL_HOSTS
     provenance._SIMPLE_URL = re.compile(r"(?!)")
+    provenance._OFFICIAL_HOSTS = {p: frozenset() for p in PROVIDERS}
     try:
         assert outcome() == fast
     finally:
-        provenance._SIMPLE_URL = saved
+        provenance._SIMPLE_URL, provenance._OFFICIAL_HOSTS = saved
 
 
 def test_query_string_is_rejected() -> None:
