@@ -646,6 +646,8 @@ def test_host_shortcut_decides_as_the_lookalike_loop(
     st.sampled_from(PROVIDERS),
     st.booleans(),
 )
+@example("http://platform.openai.com/docs", "openai", True)
+@example("https://github.com/openai/openai-python", "google", False)
 def test_simple_url_shortcut_splits_as_the_steps_do(url: str, provider: str, local: bool) -> None:
     # One regex cuts the common shape (https or http, "//", no "?" before "#") into
     # scheme, authority, path and fragment, and an official host over https skips the
