@@ -139,10 +139,29 @@ _DOT_SEGMENT = re.compile(r"/\.+(?=/|\Z)")
 # A URL whose scheme is http or https, followed by "//", with no "?" before its first
 # "#": (scheme, authority, path or None, fragment or None), as _split cuts it.
 _SIMPLE_URL = re.compile(r"(https?)://([^/?#]*)(/[^?#]*)?(?:#(.*))?\Z", re.DOTALL)
-# The plain segments a path starts with (none of them a dot segment): the loop over
-# segments starts after them.
-_PLAIN_SEGMENTS_FIRST = re.compile(
-    f"(?:/(?!\\.+(?:/|\\Z)){_one_of(_SEGMENT_CHARS)}++(?=/|\\Z))*+")
+
+
+def _escapes_of(values: frozenset[int]) -> str:
+    """A regex of the escapes of exactly ``values`` (either case of hex digit)."""
+    spellings = sorted(
+        f"%{high}{low}"
+        for value in values
+        for high in {f"{value:02x}"[0], f"{value:02X}"[0]}
+        for low in {f"{value:02x}"[1], f"{value:02X}"[1]}
+    )
+    return "(?:" + "|".join(spellings) + ")"
+
+
+# The escapes a segment may keep: printable ASCII that is no separator, no "%" (a
+# nested escape) and no unreserved character (a needless escape).
+_KEPT_ESCAPES = frozenset(range(0x21, 0x7F)) - {
+    ord(c) for c in "/\\%" } - {ord(c) for c in _UNRESERVED}
+# The segments a path starts with that every check of _check_segment passes (plain
+# characters and kept escapes, not only dots): the loop over segments starts after
+# them.
+_GOOD_SEGMENTS_FIRST = re.compile(
+    f"(?:/(?!\\.+(?:/|\\Z))(?:{_one_of(_SEGMENT_CHARS)}|{_escapes_of(_KEPT_ESCAPES)})++"
+    "(?=/|\\Z))*+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -410,9 +429,9 @@ def _check_path(path: str, reject: _Rejector) -> list[str]:
     segments = path[1:].split("/")
     if _PLAIN_PATH.fullmatch(path) is not None and _DOT_SEGMENT.search(path) is None:
         return segments  # what the loop below finds in every segment: nothing
-    # The loop finds nothing in the plain segments the path starts with either.
-    plain = path.count("/", 0, _PLAIN_SEGMENTS_FIRST.match(path).end())  # type: ignore[union-attr]
-    for number, segment in enumerate(segments[plain:], start=plain + 1):
+    # The loop finds nothing in the good segments the path starts with either.
+    good = path.count("/", 0, _GOOD_SEGMENTS_FIRST.match(path).end())  # type: ignore[union-attr]
+    for number, segment in enumerate(segments[good:], start=good + 1):
         _check_segment(segment, number, reject)
     return segments
 

@@ -536,6 +536,9 @@ ESCAPES = ["%2e", "%2E", "%2f", "%5C", "%25", "%41", "%7e", "%7F", "%20", "%e9",
 @example(["a%3A%41"], None)
 @example(["a%41", "%25"], None)
 @example(["a%4"], None)
+@example(["a%20"], None)
+@example(["b%3F", "a%5c"], None)
+@example(["b%3F", "c%40", "d%2E"], None)
 @example(["a%e9;"], None)
 @example(["docs", "x%3A"], "a<b")
 def test_path_and_fragment_are_judged_as_a_loop_over_their_characters_would(
