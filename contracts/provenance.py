@@ -28,6 +28,7 @@ tests enumerate them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -79,6 +80,16 @@ OFFICIAL_SOURCES: Mapping[str, OfficialSources] = MappingProxyType(
 
 GITHUB_HOST = "github.com"
 
+# Every host that is official for a provider: its documentation hosts and GitHub.
+_OFFICIAL_HOSTS: Mapping[str, frozenset[str]] = MappingProxyType(
+    {name: sources.doc_hosts | {GITHUB_HOST} for name, sources in OFFICIAL_SOURCES.items()}
+)
+# Whether a host contains one of them (one regex per provider).
+_CONTAINS_OFFICIAL_HOST: Mapping[str, re.Pattern[str]] = MappingProxyType(
+    {name: re.compile("|".join(map(re.escape, sorted(hosts))))
+     for name, hosts in _OFFICIAL_HOSTS.items()}
+)
+
 #: Hosts opened by ``allow_local_source_urls=True`` (and only by it).
 LOOPBACK_HOSTS: frozenset[str] = frozenset({"127.0.0.1", "[::1]", "localhost"})
 
@@ -100,8 +111,57 @@ _SEGMENT_CHARS = _UNRESERVED | frozenset("!$&'()*+,=")
 # Fragment characters: RFC 3986 fragment minus "%" (no escapes in fragments).
 _FRAGMENT_CHARS = _UNRESERVED | frozenset("!$&'()*+,;=:@/?")
 _HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-.")
-_SEPARATORS = frozenset("/\\")
 _SHOWN_URL_CHARS = 160
+
+
+def _one_of(chars: frozenset[str]) -> str:
+    """A regex character class of exactly ``chars``."""
+    return "[" + "".join(re.escape(c) for c in sorted(chars)) + "]"
+
+
+# C-level steps (one regex each) for what a loop over the characters would find,
+# built from the sets above: the first character outside U+0021..U+007E or a
+# backslash; a segment of plain characters (no escape: it decodes to itself); how
+# far a segment keeps the grammar (plain characters, escapes other than "%25"); an
+# escape; a fragment of allowed characters, and the first character that is not.
+_NOT_PLAIN_ASCII = re.compile(r"[^\x21-\x5b\x5d-\x7e]")
+_NOT_PRINTABLE_ASCII = re.compile(r"[^\x21-\x7e]")
+_PLAIN_SEGMENT = re.compile(_one_of(_SEGMENT_CHARS) + "+")
+_SEGMENT_GRAMMAR = re.compile(f"(?:{_one_of(_SEGMENT_CHARS)}|%(?!25)[0-9A-Fa-f]{{2}})*")
+_ESCAPE = re.compile("%([0-9A-Fa-f]{2})")
+_UNRESERVED_CHAR = re.compile(_one_of(_UNRESERVED))
+_PLAIN_FRAGMENT = re.compile(_one_of(_FRAGMENT_CHARS) + "*")
+_NOT_FRAGMENT_CHAR = re.compile("[^" + _one_of(_FRAGMENT_CHARS)[1:])
+# A whole path of plain segments, and a dot segment in it: most paths take these two
+# steps instead of one per segment.
+_PLAIN_PATH = re.compile(f"(?:/{_one_of(_SEGMENT_CHARS)}+)+")
+_DOT_SEGMENT = re.compile(r"/\.+(?=/|\Z)")
+# A URL whose scheme is http or https, followed by "//", with no "?" before its first
+# "#": (scheme, authority, path or None, fragment or None), as _split cuts it.
+_SIMPLE_URL = re.compile(r"(https?)://([^/?#]*)(/[^?#]*)?(?:#(.*))?\Z", re.DOTALL)
+
+
+def _escapes_of(values: frozenset[int]) -> str:
+    """A regex of the escapes of exactly ``values`` (either case of hex digit)."""
+    spellings = sorted(
+        f"%{high}{low}"
+        for value in values
+        for high in {f"{value:02x}"[0], f"{value:02X}"[0]}
+        for low in {f"{value:02x}"[1], f"{value:02X}"[1]}
+    )
+    return "(?:" + "|".join(spellings) + ")"
+
+
+# The escapes a segment may keep: printable ASCII that is no separator, no "%" (a
+# nested escape) and no unreserved character (a needless escape).
+_KEPT_ESCAPES = frozenset(range(0x21, 0x7F)) - {
+    ord(c) for c in "/\\%" } - {ord(c) for c in _UNRESERVED}
+# The segments a path starts with that every check of _check_segment passes (plain
+# characters and kept escapes, not only dots): the loop over segments starts after
+# them.
+_GOOD_SEGMENTS_FIRST = re.compile(
+    f"(?:/(?!\\.+(?:/|\\Z))(?:{_one_of(_SEGMENT_CHARS)}|{_escapes_of(_KEPT_ESCAPES)})++"
+    "(?=/|\\Z))*+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,10 +197,14 @@ class _Rejector:
 
 def _check_characters(url: str, reject: _Rejector) -> None:
     """Only printable ASCII, no backslash: anything else a URL parser strips or rewrites."""
-    if url.isascii() and url.isprintable() and " " not in url and "\\" not in url:
+    # The first character outside U+0021..U+007E or a backslash, found in C; the
+    # loop below then names it (every later character is never looked at).
+    found = _NOT_PLAIN_ASCII.search(url)
+    if found is None:
         return  # U+0021..U+007E without a backslash: nothing below would reject it
     last = len(url) - 1
-    for index, char in enumerate(url):
+    for index in range(found.start(), len(url)):
+        char = url[index]
         code = ord(char)
         if char in "\t\n\r":
             name = {"\t": "tab", "\n": "newline", "\r": "carriage return"}[char]
@@ -173,6 +237,11 @@ def _check_characters(url: str, reject: _Rejector) -> None:
 
 
 def _split(url: str, allow_http: bool, reject: _Rejector) -> _Split:
+    simple = _SIMPLE_URL.match(url)
+    if simple is not None and (allow_http or simple.group(1) == "https"):
+        # The common shape in one step: what the steps below find in it.
+        return _Split(simple.group(1), simple.group(2), simple.group(3) or "",
+                      simple.group(4))
     scheme_end = url.find(":")
     if scheme_end <= 0:
         raise reject("no scheme: a source URL must start with 'https://'", "scheme")
@@ -259,7 +328,10 @@ def _check_official_host(host: str, provider: str, reject: _Rejector) -> None:
         raise reject(
             f"loopback host {host!r} needs allow_local_source_urls=True", "host"
         )
-    for official in sorted(sources.doc_hosts | {GITHUB_HOST}):
+    # A host that contains no official host can be no subdomain, extension or
+    # lookalike of one (each of those contains it): the loop would find nothing.
+    contains = _CONTAINS_OFFICIAL_HOST[provider].search(host) is not None
+    for official in sorted(sources.doc_hosts | {GITHUB_HOST}) if contains else ():
         if host.endswith("." + official):
             raise reject(
                 f"host {host!r} is a subdomain of official host {official!r}; "
@@ -290,11 +362,17 @@ def _check_segment(segment: str, number: int, reject: _Rejector) -> None:
         raise reject(
             f"empty path segment {number} (a repeated '//' or a trailing '/')", part
         )
-    length = len(segment)
-    decoded: list[int] = []
-    encoded_unreserved = ""
-    index = 0
-    while index < length:
+    if _PLAIN_SEGMENT.fullmatch(segment) is not None:
+        # No escape: the segment decodes to itself, holds no separator and only
+        # printable ASCII; what is left of the checks below is the dot segment.
+        if segment.strip("."):
+            return
+        raise reject(f"dot segment {segment!r}", part)
+    # The grammar in one step: plain characters and escapes other than "%25", as
+    # far as they go; where they stop, the first error, named as a loop over the
+    # characters would name it.
+    index = _SEGMENT_GRAMMAR.match(segment).end()  # type: ignore[union-attr]
+    if index < len(segment):
         char = segment[index]
         if char == "%":
             pair = segment[index + 1 : index + 3]
@@ -304,26 +382,22 @@ def _check_segment(segment: str, number: int, reject: _Rejector) -> None:
                     f"segment {segment!r} ('%' must be followed by two hex digits)",
                     part,
                 )
-            value = int(pair, 16)
-            if value == 0x25:
-                raise reject(
-                    f"nested percent-encoding '%{pair}' in segment {segment!r} "
-                    "(an encoded '%' decodes into a second escape)",
-                    part,
-                )
-            if chr(value) in _UNRESERVED and not encoded_unreserved:
-                encoded_unreserved = f"%{pair}"
-            decoded.append(value)
-            index += 3
-            continue
-        if char not in _SEGMENT_CHARS:
             raise reject(
-                f"character {char!r} is not allowed in path segment {segment!r}", part
+                f"nested percent-encoding '%{pair}' in segment {segment!r} "
+                "(an encoded '%' decodes into a second escape)",
+                part,
             )
-        decoded.append(ord(char))
-        index += 1
-    text = "".join(chr(b) for b in decoded)
-    if any(c in _SEPARATORS for c in text):
+        raise reject(
+            f"character {char!r} is not allowed in path segment {segment!r}", part
+        )
+    # Decoded with C-level steps: the text between escapes, and the escapes' bytes
+    # (each one character of Latin-1) in their places.
+    pieces = _ESCAPE.split(segment)
+    pairs = pieces[1::2]
+    escaped = bytes.fromhex("".join(pairs)).decode("latin-1")
+    pieces[1::2] = escaped
+    text = "".join(pieces)
+    if "/" in text or "\\" in text:
         raise reject(
             f"encoded separator in path segment {segment!r} (decodes to {text!r})",
             part,
@@ -331,16 +405,18 @@ def _check_segment(segment: str, number: int, reject: _Rejector) -> None:
     if set(text) == {"."}:
         how = "" if text == segment else f" (decodes to {text!r})"
         raise reject(f"dot segment {segment!r}{how}", part)
-    for value in decoded:
-        if value < 0x21 or value > 0x7E:
-            raise reject(
-                f"percent-encoded byte 0x{value:02X} in segment {segment!r} "
-                "(controls, spaces and non-ASCII bytes are not allowed)",
-                part,
-            )
-    if encoded_unreserved:
+    # Plain characters are printable ASCII: only an escape can decode outside it.
+    outside = _NOT_PRINTABLE_ASCII.search(escaped)
+    if outside is not None:
         raise reject(
-            f"needless percent-encoding {encoded_unreserved!r} of an unreserved "
+            f"percent-encoded byte 0x{ord(outside.group()):02X} in segment {segment!r} "
+            "(controls, spaces and non-ASCII bytes are not allowed)",
+            part,
+        )
+    unreserved = _UNRESERVED_CHAR.search(escaped)
+    if unreserved is not None:
+        raise reject(
+            f"needless percent-encoding '%{pairs[unreserved.start()]}' of an unreserved "
             f"character in segment {segment!r} (it normalizes differently "
             "across URL parsers)",
             part,
@@ -351,7 +427,11 @@ def _check_path(path: str, reject: _Rejector) -> list[str]:
     if not path:
         raise reject("missing path: name the page or file ('https://host/...')", "path")
     segments = path[1:].split("/")
-    for number, segment in enumerate(segments, start=1):
+    if _PLAIN_PATH.fullmatch(path) is not None and _DOT_SEGMENT.search(path) is None:
+        return segments  # what the loop below finds in every segment: nothing
+    # The loop finds nothing in the good segments the path starts with either.
+    good = path.count("/", 0, _GOOD_SEGMENTS_FIRST.match(path).end())  # type: ignore[union-attr]
+    for number, segment in enumerate(segments[good:], start=good + 1):
         _check_segment(segment, number, reject)
     return segments
 
@@ -361,12 +441,14 @@ def _check_fragment(fragment: str | None, reject: _Rejector) -> None:
         return
     if not fragment:
         raise reject("empty fragment (a bare '#')", "fragment")
-    for char in fragment:
-        if char not in _FRAGMENT_CHARS:
-            raise reject(
-                f"character {char!r} is not allowed in fragment {fragment!r}",
-                "fragment",
-            )
+    if _PLAIN_FRAGMENT.fullmatch(fragment) is not None:
+        return
+    bad = _NOT_FRAGMENT_CHAR.search(fragment)
+    if bad is not None:
+        raise reject(
+            f"character {bad.group()!r} is not allowed in fragment {fragment!r}",
+            "fragment",
+        )
 
 
 def _check_repository(segments: list[str], provider: str, reject: _Rejector) -> None:
@@ -504,32 +586,38 @@ def validate_source_url(
     _check_characters(url, reject)
     split = _split(url, allow_local_source_urls, reject)
     authority = split.authority
-    if "@" in authority:
-        raise reject(
-            "userinfo ('user@' or '@', even empty) is not allowed in the authority",
-            "userinfo",
-        )
-    local = allow_local_source_urls and _is_loopback_authority(authority)
-    if local:
-        _check_loopback_authority(split, reject)
-    else:
-        if split.scheme != "https":
+    # An official host over https: no userinfo, no loopback, no port, no IP
+    # literal, and spelled as the host checks want (each listed host passes them,
+    # tests/test_provenance.py checks it), so none of the checks below applies.
+    local = False
+    if split.scheme != "https" or authority not in _OFFICIAL_HOSTS[provider]:
+        if "@" in authority:
             raise reject(
-                "plain http is allowed only for loopback hosts (https only)", "scheme"
+                "userinfo ('user@' or '@', even empty) is not allowed in the authority",
+                "userinfo",
             )
-        if authority.startswith("["):
-            raise reject(f"IP literal host {authority!r} is not allowed", "host")
-        if ":" in authority:
-            host, _, port = authority.partition(":")
-            what = "an empty port ':'" if not port else f"port {port!r}"
-            raise reject(
-                f"{what} is not allowed (no port at all, not even ':443')", "port"
-            )
-        _check_host_spelling(authority, reject)
-        _check_official_host(authority, provider, reject)
+        local = allow_local_source_urls and _is_loopback_authority(authority)
+        if local:
+            _check_loopback_authority(split, reject)
+        else:
+            if split.scheme != "https":
+                raise reject(
+                    "plain http is allowed only for loopback hosts (https only)", "scheme"
+                )
+            if authority.startswith("["):
+                raise reject(f"IP literal host {authority!r} is not allowed", "host")
+            if ":" in authority:
+                host, _, port = authority.partition(":")
+                what = "an empty port ':'" if not port else f"port {port!r}"
+                raise reject(
+                    f"{what} is not allowed (no port at all, not even ':443')", "port"
+                )
+            _check_host_spelling(authority, reject)
+            _check_official_host(authority, provider, reject)
     segments = _check_path(split.path, reject)
     _check_fragment(split.fragment, reject)
     if not local and authority == GITHUB_HOST:
         _check_repository(segments, provider, reject)
-        _check_github_segments_are_plain(segments, reject)
+        if "%" in split.path:
+            _check_github_segments_are_plain(segments, reject)
     return url

@@ -41,6 +41,7 @@ import json.decoder
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, fields
+from itertools import islice, repeat
 from typing import Any, Final, NoReturn, cast
 
 from .errors import InvalidArgument, LimitExceeded, StrictJSONError
@@ -533,6 +534,9 @@ _FLAT: Final = 64
 #: Runs missed in a row after which a container gets none.
 _RUN_MISSES: Final = 8
 _WS_RE: Final = r"[ \t\n\r]*+"
+#: A chain of opening brackets with the whitespace after each, and one bracket.
+_OPEN_CHAIN: Final = re.compile(r"(?:\[[ \t\n\r]*+)+")
+_BRACKET: Final = re.compile(r"\[")
 _NUMBER_RE: Final = r"-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?(?:[eE][-+]?[0-9]++)?"
 
 
@@ -568,6 +572,21 @@ _SEPARATED_CHUNKS: Final = {
     ).match
     for bracket in "[{" for n in _CHUNK_SIZES
 }
+
+
+_SCANS: dict[int, _Scan] = {}
+
+
+def _scan_for(max_number: int) -> _Scan:
+    """The json scanner with the strict hooks for ``max_number`` characters."""
+    if max_number == _DEFAULTS.max_number_chars:
+        return _DEFAULT_SCAN
+    scan = _SCANS.get(max_number)
+    if scan is None:
+        if len(_SCANS) > 64:
+            _SCANS.clear()
+        scan = _SCANS[max_number] = _fast_decoder(max_number).scan_once  # type: ignore[attr-defined]
+    return scan
 
 
 def _runs_for(limits: JSONLimits) -> tuple[Callable[..., Any], Callable[..., Any]]:
@@ -861,6 +880,26 @@ def _parse(  # noqa: C901
         values += added
         return ws(text, after).end()
 
+    def items_at(at: int, after: int, container: list[Any]) -> int:
+        """Append the flat items of ``text[at:after]`` (each followed by its comma)
+        to ``container`` and return where the next value starts, or ``at`` if the
+        scanner refuses them or the depth, item or value limit would be crossed."""
+        nonlocal values
+        try:
+            built, _ = _scan_for(max_number)("[" + text[at : after - 1] + "]", 0)
+        except (_NotStrict, ValueError, RecursionError, StopIteration):
+            return at
+        # (The regex holds strings and flat containers within their limits.)
+        inner = [item for item in built if type(item) is list or type(item) is dict]
+        added = len(built) + sum(map(len, inner))
+        if (len(container) + len(built) > max_items or values + added > max_values
+                or (inner and len(stack) >= max_depth)):
+            return at
+        container.extend(built)
+        values += added
+        return ws(text, after).end()
+
+    flat_run = None if mode else _runs_for(limits)[0]
     pos = ws(text, 0).end()
     while True:
         # Parse one value at ``pos`` (whitespace already skipped).
@@ -870,6 +909,13 @@ def _parse(  # noqa: C901
                 if taken == pos:
                     break
                 pos = taken
+        elif flat_run is not None and stack and type(stack[-1]) is list and (
+                (flat := flat_run(text, pos)) is not None):
+            # Own steps: flat items of an array (scalars, containers of scalars),
+            # each with its comma, in one step when the scanner takes them and no
+            # limit is crossed in them (else the own steps read them and stop where
+            # the error is).
+            pos = items_at(pos, flat.end(), stack[-1])
         if pos >= end:
             fail("expected a value, found end of document", pos)
         values += 1
@@ -906,6 +952,18 @@ def _parse(  # noqa: C901
                 else:
                     stack.append([])
                     pos = inner
+                    if not mode and inner < end and text[inner] == "[":
+                        # A chain of opening brackets (``[[[[``, whitespace between):
+                        # all but its last are opened in one step, as far as no
+                        # value or depth limit is crossed; the last (which may be
+                        # ``[]``), and any that crosses a limit, is the next step.
+                        chain = _OPEN_CHAIN.match(text, inner).end()  # type: ignore[union-attr]
+                        take = min(text.count("[", inner, chain) - 1,
+                                   max_values - values, max_depth - len(stack))
+                        if take > 0:
+                            stack.extend(map(list, repeat((), take)))
+                            values += take
+                            pos = next(islice(_BRACKET.finditer(text, inner), take, None)).start()
                     continue
             elif inner < end and text[inner] == "}":
                 value, pos = {}, inner + 1

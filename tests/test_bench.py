@@ -192,3 +192,25 @@ def test_byte_level_fuzz_targets_carry_the_throughput_goal(
               and "baseline" not in r.case]
     assert len(others) == len(discover(Layout.from_options())) - 2
     assert all(r.ratio == 0.1 and r.met is None for r in others)
+
+
+def test_fuzz_targets_option_runs_the_baseline_and_the_named_targets_only(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ran: list[str] = []
+
+    def fake_rate(path: Path, flags: object, seconds: float, layout: object) -> float:
+        ran.append(path.name)
+        return 100.0 if path.name == runner.BASELINE_TARGET else 50.0
+
+    monkeypatch.setattr(runner, "_exec_per_s", fake_rate)
+    status = main(["bench", "--quick", "--cases", "fuzz", "--fuzz-targets", "source-url"])
+    assert status == 0
+    assert ran == [runner.BASELINE_TARGET, "fuzz_source_url.py", runner.BASELINE_TARGET]
+    printed = capsys.readouterr().out
+    assert "fuzz source-url" in printed and "fuzz strict-json" not in printed
+
+
+def test_unknown_fuzz_target_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bench", "--cases", "fuzz", "--fuzz-targets", "strict-json,nonsense"]) == 2
+    assert "nonsense" in capsys.readouterr().err

@@ -9,6 +9,7 @@ rejected; loopback only with an explicit opt-in.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -17,7 +18,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from _fuzz import load_fuzz_target
-from hypothesis import event, given
+from hypothesis import event, example, given
 from hypothesis import strategies as st
 
 from pcfuzz.contracts.errors import ContractError, SourceURLError
@@ -164,6 +165,21 @@ def test_any_port_is_rejected_even_the_default(url: str) -> None:
 )
 def test_lookalike_official_subdomain_is_rejected(provider: str, url: str) -> None:
     assert rejected(url, provider).where == "host"
+
+
+@pytest.mark.parametrize(
+    ("provider", "url", "reason"),
+    [
+        ("openai", "https://x.platform.openai.com/docs", "is a subdomain of official host"),
+        ("google", "https://x.github.com/googleapis/python-genai", "is a subdomain of"),
+        ("openai", "https://platform.openai.com-x/docs", "extends official host"),
+        ("anthropic", "https://evildocs.claude.com/x", "is a lookalike of official host"),
+    ],
+)
+def test_lookalike_host_is_named_as_such(provider: str, url: str, reason: str) -> None:
+    # Not just "not an official source": the message says which official host the
+    # URL imitates and how.
+    assert reason in str(rejected(url, provider))
 
 
 @pytest.mark.parametrize(
@@ -417,6 +433,248 @@ def test_characters_a_url_parser_strips_are_rejected_not_normalized(url: str, wh
     error = rejected(url)
     assert what in str(error)
     assert error.where is not None and error.where.startswith("index ")
+
+
+# The characters the validator reads one by one, written down here from the module
+# docstring's grammar (printable ASCII, no backslash; RFC 3986 pchar minus ";", ":",
+# "@" and "%" for segments; RFC 3986 fragment minus "%" for fragments).
+PRINTABLE = "".join(chr(c) for c in range(0x21, 0x7F) if chr(c) != "\\")
+SEGMENT_CHARS = (
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~!$&'()*+,="
+)
+FRAGMENT_CHARS = SEGMENT_CHARS + ";:@/?"
+STRIPPED = ["\t", "\n", "\r", " ", "\\", "\x00", "\x1f", "\x7f", "\x80", "\xe9",
+            "\u2028", "\uff0e", "\udc80"]
+
+
+def test_the_first_stripped_character_is_named_not_a_later_one() -> None:
+    # A search that scans from the end, or stops at the first non-ASCII character
+    # only, names the wrong index.
+    error = rejected("https://platform.openai.com/a b\tc\u00e9")
+    assert error.where == "index 29" and "inner space" in str(error)
+    error = rejected("https://platform.openai.com/\u00e9\\")
+    assert error.where == "index 28" and "non-ASCII character U+00E9" in str(error)
+
+
+@given(
+    st.text(alphabet=PRINTABLE, max_size=40),
+    st.sampled_from(STRIPPED),
+    st.text(max_size=20),
+)
+def test_the_first_character_outside_printable_ascii_is_named_with_its_index(
+    before: str, bad: str, after: str
+) -> None:
+    event(f"stripped character {bad!r}")
+    prefix = "https://platform.openai.com/" + before
+    error = rejected(prefix + bad + after)
+    assert error.where == f"index {len(prefix)}"
+    assert f"at index {len(prefix)}" in str(error)
+
+
+HEX = "0123456789abcdefABCDEF"
+UNRESERVED = SEGMENT_CHARS[:66]  # letters, digits, "-._~"
+
+
+def segment_error(segment: str) -> tuple[str, bool] | None:
+    """The segment rules as a loop over the characters (the module docstring's
+    order: grammar left to right, then separators, dot segment, byte range, needless
+    escapes): (what is wrong, whether it is a grammar error) or None."""
+    decoded: list[str] = []
+    needless = ""
+    index = 0
+    while index < len(segment):
+        char = segment[index]
+        if char == "%":
+            pair = segment[index + 1 : index + 3]
+            if len(pair) != 2 or any(c not in HEX for c in pair):
+                return (f"malformed percent-encoding {segment[index : index + 3]!r} in "
+                        f"segment {segment!r} ('%' must be followed by two hex digits)"), True
+            if pair == "25":
+                return (f"nested percent-encoding '%{pair}' in segment {segment!r} "
+                        "(an encoded '%' decodes into a second escape)"), True
+            decoded.append(chr(int(pair, 16)))
+            if decoded[-1] in UNRESERVED and not needless:
+                needless = "%" + pair
+            index += 3
+            continue
+        if char not in SEGMENT_CHARS:
+            return f"character {char!r} is not allowed in path segment {segment!r}", True
+        decoded.append(char)
+        index += 1
+    text = "".join(decoded)
+    if "/" in text or "\\" in text:
+        return f"encoded separator in path segment {segment!r} (decodes to {text!r})", False
+    if text and set(text) == {"."}:
+        how = "" if text == segment else f" (decodes to {text!r})"
+        return f"dot segment {segment!r}{how}", False
+    for char in text:
+        if not 0x21 <= ord(char) <= 0x7E:
+            return (f"percent-encoded byte 0x{ord(char):02X} in segment {segment!r} "
+                    "(controls, spaces and non-ASCII bytes are not allowed)"), False
+    if needless:
+        return (f"needless percent-encoding {needless!r} of an unreserved character in "
+                f"segment {segment!r} (it normalizes differently across URL parsers)"), False
+    return None
+
+
+ESCAPES = ["%2e", "%2E", "%2f", "%5C", "%25", "%41", "%7e", "%7F", "%20", "%e9", "%00",
+           "%3a", "%G1", "%4", "%", "%%"]
+
+
+@given(
+    st.lists(
+        st.lists(st.one_of(st.text(alphabet=SEGMENT_CHARS + ":;@[]\"{}", max_size=4),
+                           st.sampled_from(ESCAPES)), min_size=1, max_size=5).map("".join),
+        min_size=1, max_size=4,
+    ),
+    st.one_of(st.none(), st.text(alphabet=FRAGMENT_CHARS + "%#<>[]{}|^`\"", max_size=12)),
+)
+@example(["%2e%2E"], None)
+@example(["a", "b%2Fc"], None)
+@example(["a%7Fb%41"], None)
+@example(["a%41%2d"], None)
+@example(["a%3A%41"], None)
+@example(["a%41", "%25"], None)
+@example(["a%4"], None)
+@example(["a%20"], None)
+@example(["b%3F", "a%5c"], None)
+@example(["b%3F", "c%40", "d%2E"], None)
+@example(["a%e9;"], None)
+@example(["docs", "x%3A"], "a<b")
+def test_path_and_fragment_are_judged_as_a_loop_over_their_characters_would(
+    segments: list[str], fragment: str | None
+) -> None:
+    # The validator finds the first error of a segment with regexes (how far the
+    # grammar holds, then the decoded text); a loop over the characters is the
+    # reference: same verdict, same message, same part.
+    url = "https://ai.google.dev/" + "/".join(segments)
+    if fragment is not None:
+        url += "#" + fragment
+    expected: tuple[str, str] | None = None
+    for number, segment in enumerate(segments, start=1):
+        if not segment:
+            expected = (f"empty path segment {number} (a repeated '//' or a trailing '/')",
+                        f"path segment {number}")
+            event("empty segment")
+            break
+        found = segment_error(segment)
+        if found is not None:
+            what, grammar = found
+            event(f"{'grammar' if grammar else 'meaning'}: {what.split(' ')[0]}")
+            expected = (what, f"path segment {number}")
+            break
+    else:
+        event("escaped segments pass" if "%" in url.split("#")[0] else "plain segments pass")
+        if fragment == "":
+            expected = ("empty fragment (a bare '#')", "fragment")
+        elif fragment is not None:
+            bad = [c for c in fragment if c not in FRAGMENT_CHARS]
+            if bad:
+                event("fragment error")
+                expected = (f"character {bad[0]!r} is not allowed in fragment {fragment!r}",
+                            "fragment")
+    if expected is None:
+        assert validate_source_url(url, provider="google") is url
+        return
+    error = rejected(url, provider="google")
+    assert (error.message.split(" rejected: ", 1)[1], error.where) == expected
+
+
+def test_every_official_host_passes_the_host_spelling_checks() -> None:
+    # The validator skips the spelling checks for a host that is official for the
+    # provider: sound only while each listed host is one they accept as written.
+    from pcfuzz.contracts import provenance
+
+    reject = provenance._Rejector("https://x/", "openai")
+    hosts = {provenance.GITHUB_HOST}
+    for sources in provenance.OFFICIAL_SOURCES.values():
+        hosts |= sources.doc_hosts
+    for host in sorted(hosts):
+        provenance._check_host_spelling(host, reject)
+    with pytest.raises(SourceURLError):
+        provenance._check_host_spelling("Docs.Anthropic.com", reject)
+
+
+ALL_OFFICIAL_HOSTS = sorted({"github.com", *(h for hosts in DOC_HOSTS.values() for h in hosts)})
+
+
+@given(
+    st.text(alphabet="abcgithu.-", max_size=6),
+    st.one_of(st.sampled_from(ALL_OFFICIAL_HOSTS), st.text(alphabet="abcdmo.-", max_size=10)),
+    st.text(alphabet="abcgithu.-", max_size=6),
+    st.sampled_from(PROVIDERS),
+)
+@example("a", "platform.openai.com", "", "openai")
+@example("", "github.com", ".x", "google")
+@example("x.", "docs.claude.com", "", "anthropic")
+@example("b", "ai.google.dev", "", "openai")
+def test_host_shortcut_decides_as_the_lookalike_loop(
+    before: str, middle: str, after: str, provider: str
+) -> None:
+    # The validator skips its loop over the official hosts (subdomain, extension,
+    # lookalike) when the host contains none of them; with the loop always run, the
+    # verdict and message are the same.
+    from pcfuzz.contracts import provenance
+
+    url = f"https://{before}{middle}{after}/docs"
+    host = before + middle + after
+    own = [h for h in {"github.com", *DOC_HOSTS[provider]} if h in host]
+    event("contains an official host of the provider" if own else "contains none of them")
+
+    def outcome() -> tuple[str, str | None]:
+        try:
+            return validate_source_url(url, provider=provider), None
+        except SourceURLError as exc:
+            return exc.message, exc.where
+
+    fast = outcome()
+    saved = provenance._CONTAINS_OFFICIAL_HOST
+    provenance._CONTAINS_OFFICIAL_HOST = {p: re.compile("") for p in PROVIDERS}
+    try:
+        assert outcome() == fast
+    finally:
+        provenance._CONTAINS_OFFICIAL_HOST = saved
+
+
+@given(
+    st.one_of(url_like_text(),
+              st.tuples(st.sampled_from(["https://", "http://"]),
+                        st.sampled_from(ALL_OFFICIAL_HOSTS),
+                        st.sampled_from(["", "/", "/docs", "/a/%41", "/x#y", ":443/x", "@/x"]),
+                        ).map("".join),
+              st.tuples(st.sampled_from(["https://", "http://", "HTTPS://", "https:/", "http:"]),
+                        st.text(alphabet="ab/?#:.@[]%", max_size=12),
+                        st.sampled_from(ALL_OFFICIAL_HOSTS + ["127.0.0.1:8080", "localhost"]),
+                        st.text(alphabet="ab/?#:.@%", max_size=12)).map("".join)),
+    st.sampled_from(PROVIDERS),
+    st.booleans(),
+)
+@example("http://platform.openai.com/docs", "openai", True)
+@example("https://github.com/openai/openai-python", "google", False)
+def test_simple_url_shortcut_splits_as_the_steps_do(url: str, provider: str, local: bool) -> None:
+    # One regex cuts the common shape (https or http, "//", no "?" before "#") into
+    # scheme, authority, path and fragment, and an official host over https skips the
+    # authority checks; with both shortcuts disabled the steps cut and check every
+    # URL: same verdict, same message, same part.
+    from pcfuzz.contracts import provenance
+
+    def outcome() -> tuple[str, str | None]:
+        try:
+            return validate_source_url(url, provider=provider,
+                                       allow_local_source_urls=local), None
+        except SourceURLError as exc:
+            return exc.message, exc.where
+
+    fast = outcome()
+    event(f"{'accepted' if fast[1] is None else 'rejected at ' + fast[1].split(' ')[0]}")
+    event("simple shape" if provenance._SIMPLE_URL.match(url) else "other shape")
+    saved = provenance._SIMPLE_URL, provenance._OFFICIAL_HOSTS
+    provenance._SIMPLE_URL = re.compile(r"(?!)")
+    provenance._OFFICIAL_HOSTS = {p: frozenset() for p in PROVIDERS}
+    try:
+        assert outcome() == fast
+    finally:
+        provenance._SIMPLE_URL, provenance._OFFICIAL_HOSTS = saved
 
 
 def test_query_string_is_rejected() -> None:

@@ -1117,3 +1117,113 @@ def test_a_short_refused_document_is_read_by_the_own_steps_alone(
         with pytest.raises(StrictJSONError, match="trailing comma|expected"):
             loads(doc)
     assert modes == [strict_json._OWN, strict_json._ACCELERATED]
+
+
+# --- the own steps' C-level shortcuts (issue 21, item 4: fuzz throughput) ------------
+#
+# Two shortcuts of the own steps (the mode that reads a short refused document): a
+# chain of opening brackets opened in one step, and the flat items of an array
+# (scalars and containers of scalars, each item with its comma) built by the json
+# scanner in one step. The reference is the own steps with both disabled: same value,
+# or same error class, place and message.
+
+_PIECES = ["[", "[[", "[ [", "[\n[[", "]", "]]", ",", ", ", "0", "-0", "01", "1.5", "1e400",
+           "-", "1234567890123", '"ab"', '"' + "x" * 14 + '"', '"\\u0041"', '"\\ud800"',
+           "true", "nul", "{", "}", ":", '"k"', " ", "\n", "x", "[]", "[1,2,3,", "4,5,6",
+           "[0],", "[1, 2],", '{"a":1},', '{"a":1,"a":2},', "{},", "[[0]],", '{"k":[1]},']
+
+
+def _never(text: str, pos: int) -> None:
+    return None
+
+
+@contextlib.contextmanager
+def _without_own_shortcuts() -> Any:
+    saved = strict_json._OPEN_CHAIN, strict_json._runs_for
+    strict_json._OPEN_CHAIN = re.compile(r"\[")  # a chain of one: nothing is taken
+    strict_json._runs_for = lambda limits: (_never, _never)
+    try:
+        yield
+    finally:
+        strict_json._OPEN_CHAIN, strict_json._runs_for = saved
+
+
+class _Seen:
+    """Records which shortcut was reached (for ``hypothesis.event``)."""
+
+    def __init__(self) -> None:
+        self.chain = self.run = False
+        self._chain, self._runs_for = strict_json._OPEN_CHAIN, strict_json._runs_for
+
+    def __enter__(self) -> _Seen:
+        chain, runs_for = self._chain, self._runs_for
+
+        class Chain:
+            def match(inner, text: str, pos: int) -> Any:  # noqa: N805
+                found = chain.match(text, pos)
+                self.chain = self.chain or found.group().count("[") > 1
+                return found
+
+        def recording_runs_for(limits: JSONLimits) -> Any:
+            items, members = runs_for(limits)
+
+            def match(text: str, pos: int) -> Any:
+                found = items(text, pos)
+                self.run = self.run or found is not None
+                return found
+            return match, members
+
+        strict_json._OPEN_CHAIN = Chain()  # type: ignore[assignment]
+        strict_json._runs_for = recording_runs_for
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        strict_json._OPEN_CHAIN, strict_json._runs_for = self._chain, self._runs_for
+
+
+def _loads_outcome(text: str, limits: JSONLimits) -> Any:
+    try:
+        return ("value", loads(text, limits=limits))
+    except ContractError as exc:
+        return (type(exc).__name__, exc.where, exc.message)
+
+
+def _agree(fast: Any, slow: Any) -> None:
+    if slow[0] == "value":
+        assert fast[0] == "value" and same(fast[1], slow[1]), (fast[:2], slow[:2])
+    else:
+        assert fast == slow
+
+
+@given(
+    st.one_of(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=30).map("".join),
+              _DOCUMENTS),
+    st.sampled_from([DEFAULT_LIMITS, jv.SMALL_LIMITS]) | _ANY_LIMITS,
+)
+@example("[[[[[[[[1]]]]]]]]", JSONLimits(max_depth=5))
+@example("[[ [\n[[]]]]]", DEFAULT_LIMITS)
+@example("[[[[[[x", JSONLimits(max_values=3))
+@example("[1,2,3,4,5,6,7,8]", JSONLimits(max_container_items=5))
+@example("[1,2,3,4,5,6,7]", JSONLimits(max_container_items=5))
+@example("[1,2,3,4,5,6,7]", JSONLimits(max_values=6))
+@example("[1,2,3,4,5,6,7,8]", JSONLimits(max_values=5))
+@example('[1,"abcdefgh",3,4]', JSONLimits(max_string_chars=4))
+@example("[1,2,123456789,4,5]", JSONLimits(max_number_chars=4))
+@example("[1,2,1e400,4,5]", DEFAULT_LIMITS)
+@example("[1, 2 ,\n3,01,4]", DEFAULT_LIMITS)
+@example("[[0],[0],[0],x", DEFAULT_LIMITS)
+@example("[[1],[2],3]", JSONLimits(max_depth=1))
+@example('[{"a":1,"a":2},0]', DEFAULT_LIMITS)
+@example("[[1,2],[3,4],5,6]", JSONLimits(max_values=6))
+@example("[[1,2],[3,4],5,6]", JSONLimits(max_values=7))
+@example("[[1,2,3],0]", JSONLimits(max_container_items=2))
+def test_own_step_shortcuts_agree_with_the_own_steps(text: str, limits: JSONLimits) -> None:
+    with _Seen() as seen:
+        own = _mode_outcome(text, limits, strict_json._OWN)
+        through_loads = _loads_outcome(text, limits)
+    event("bracket chain taken" if seen.chain else "no bracket chain")
+    event("run of flat items matched" if seen.run else "no run of flat items")
+    event("accepted" if own[0] == "value" else f"rejected: {own[0]}")
+    with _without_own_shortcuts():
+        _agree(own, _mode_outcome(text, limits, strict_json._OWN))
+        _agree(through_loads, _loads_outcome(text, limits))

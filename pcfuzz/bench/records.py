@@ -46,6 +46,8 @@ class Options:
     rounds: int | None = None
     groups: Sequence[str] = CASE_GROUPS
     fuzz_seconds: float | None = None
+    #: Names of the fuzz targets the ``fuzz`` case runs (``None``: every target).
+    fuzz_targets: Sequence[str] | None = None
     progress: Callable[[str], None] = field(default=lambda line: None)
 
     @property

@@ -314,6 +314,8 @@ def fuzz_cases(opts: Options) -> list[Record]:
     opts.progress(f"fuzz: baseline json.loads target, {seconds:.0f}s")
     baseline_eps = [_exec_per_s(baseline_path, base_flags, seconds, layout)]
     targets: list[Target] = discover(layout)
+    if opts.fuzz_targets is not None:
+        targets = [t for t in targets if t.name in opts.fuzz_targets]
     measured: list[tuple[Target, float | None]] = []
     for target in targets:
         opts.progress(f"fuzz: {target.name}, {seconds:.0f}s")

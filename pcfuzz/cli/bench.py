@@ -14,6 +14,7 @@ from typing import Any
 from pcfuzz.bench.runner import CASE_GROUPS, Options, environment, table
 from pcfuzz.bench.runner import run as run_cases
 from pcfuzz.cli.common import add_command, count, require_harness, seconds
+from pcfuzz.engine.targets import Layout, discover
 from pcfuzz.errors import EXIT_CLEAN, UsageError
 
 NAME = "bench"
@@ -45,6 +46,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     p.add_argument("--cases", help=argparse.SUPPRESS)
     p.add_argument("--rounds", type=count, help=argparse.SUPPRESS)
     p.add_argument("--fuzz-seconds", type=seconds, help=argparse.SUPPRESS)
+    # The fuzz case for some targets only (the baseline always runs), e.g.
+    # ``--cases fuzz --fuzz-targets strict-json,source-url``.
+    p.add_argument("--fuzz-targets", help=argparse.SUPPRESS)
     return p
 
 
@@ -57,8 +61,17 @@ def run(args: argparse.Namespace) -> int:
         if unknown:
             raise UsageError(f"unknown case group(s) {', '.join(unknown)}; "
                              f"known: {', '.join(CASE_GROUPS)}")
+    fuzz_targets: list[str] | None = None
+    if args.fuzz_targets:
+        fuzz_targets = [t.strip() for t in args.fuzz_targets.split(",") if t.strip()]
+        known = [t.name for t in discover(Layout.from_options())]
+        unknown = [t for t in fuzz_targets if t not in known]
+        if unknown:
+            raise UsageError(f"unknown fuzz target(s) {', '.join(unknown)}; "
+                             f"known: {', '.join(known)}")
     opts = Options(
         quick=args.quick, rounds=args.rounds, groups=groups, fuzz_seconds=args.fuzz_seconds,
+        fuzz_targets=fuzz_targets,
         progress=lambda line: print(f"pcfuzz bench: {line}", file=sys.stderr, flush=True),
     )
     started = time.monotonic()
