@@ -46,10 +46,11 @@ async def hangs(events: list[Any]) -> list[dict[str, Any]]:
     return []
 
 
-def ungated_chat(frames: list[Any]) -> list[dict[str, Any]]:
-    """Aggregates tool fragments by index and releases them whatever the stream's
-    terminal says (no ``[DONE]``, no finish-reason check)."""
-    tools: dict[int, dict[str, Any]] = {}
+def chat_tools(frames: list[Any]) -> list[dict[str, str]]:
+    """A naive Chat accumulator's tool calls: fragments joined by index, in index
+    order, whatever the stream's terminal says (no ``[DONE]``, no finish-reason
+    check): ``{"id", "name", "args"}`` with the arguments' text unparsed."""
+    tools: dict[int, dict[str, str]] = {}
     for frame in frames:
         if not isinstance(frame, dict):
             continue
@@ -60,8 +61,14 @@ def ungated_chat(frames: list[Any]) -> list[dict[str, Any]]:
                 function = part.get("function") or {}
                 tool["name"] += function.get("name") or ""
                 tool["args"] += function.get("arguments") or ""
+    return [tool for _, tool in sorted(tools.items())]
+
+
+def ungated_chat(frames: list[Any]) -> list[dict[str, Any]]:
+    """Aggregates tool fragments by index and releases them whatever the stream's
+    terminal says (no ``[DONE]``, no finish-reason check)."""
     return [{"call_id": t["id"], "name": t["name"], "arguments": json.loads(t["args"] or "{}")}
-            for _, t in sorted(tools.items())]
+            for t in chat_tools(frames)]
 
 
 def every_tool_use(events: list[Any]) -> list[dict[str, Any]]:

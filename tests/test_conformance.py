@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _kit_option_adapters import chat_tools
 from _releases_early import releases_early
 from hypothesis import event, given
 from hypothesis import strategies as st
@@ -137,19 +138,8 @@ broken_anthropic = releases_early
 def broken_chat(frames: list[Any]) -> list[dict[str, Any]]:
     """Aggregates tool fragments by index; releases without ``[DONE]`` or a
     ``tool_calls`` finish reason."""
-    tools: dict[int, dict[str, Any]] = {}
-    for frame in frames:
-        if not isinstance(frame, dict):
-            continue
-        for choice in frame.get("choices") or []:
-            for part in (choice.get("delta") or {}).get("tool_calls") or []:
-                tool = tools.setdefault(part["index"], {"id": "", "name": "", "args": ""})
-                tool["id"] = part.get("id") or tool["id"]
-                function = part.get("function") or {}
-                tool["name"] += function.get("name") or ""
-                tool["args"] += function.get("arguments") or ""
     return [{"call_id": t["id"], "name": t["name"], "arguments": json.loads(t["args"])}
-            for _, t in sorted(tools.items())]
+            for t in chat_tools(frames)]
 
 
 def test_the_kit_finds_a_parser_that_releases_early_and_reuses_an_index(
