@@ -123,14 +123,13 @@ def _one_of(chars: frozenset[str]) -> str:
 # built from the sets above: the first character outside U+0021..U+007E or a
 # backslash; a segment of plain characters (no escape: it decodes to itself); how
 # far a segment keeps the grammar (plain characters, escapes other than "%25"); an
-# escape; a fragment of allowed characters, and the first character that is not.
+# escape; the first character a fragment does not allow.
 _NOT_PLAIN_ASCII = re.compile(r"[^\x21-\x5b\x5d-\x7e]")
 _NOT_PRINTABLE_ASCII = re.compile(r"[^\x21-\x7e]")
 _PLAIN_SEGMENT = re.compile(_one_of(_SEGMENT_CHARS) + "+")
 _SEGMENT_GRAMMAR = re.compile(f"(?:{_one_of(_SEGMENT_CHARS)}|%(?!25)[0-9A-Fa-f]{{2}})*")
 _ESCAPE = re.compile("%([0-9A-Fa-f]{2})")
 _UNRESERVED_CHAR = re.compile(_one_of(_UNRESERVED))
-_PLAIN_FRAGMENT = re.compile(_one_of(_FRAGMENT_CHARS) + "*")
 _NOT_FRAGMENT_CHAR = re.compile("[^" + _one_of(_FRAGMENT_CHARS)[1:])
 # A whole path of plain segments, and a dot segment in it: most paths take these two
 # steps instead of one per segment.
@@ -331,7 +330,8 @@ def _check_official_host(host: str, provider: str, reject: _Rejector) -> None:
     # A host that contains no official host can be no subdomain, extension or
     # lookalike of one (each of those contains it): the loop would find nothing.
     contains = _CONTAINS_OFFICIAL_HOST[provider].search(host) is not None
-    for official in sorted(sources.doc_hosts | {GITHUB_HOST}) if contains else ():
+    official_hosts = sorted(_OFFICIAL_HOSTS[provider])
+    for official in official_hosts if contains else ():
         if host.endswith("." + official):
             raise reject(
                 f"host {host!r} is a subdomain of official host {official!r}; "
@@ -347,7 +347,7 @@ def _check_official_host(host: str, provider: str, reject: _Rejector) -> None:
             raise reject(
                 f"host {host!r} is a lookalike of official host {official!r}", "host"
             )
-    allowed = ", ".join(sorted(sources.doc_hosts | {GITHUB_HOST}))
+    allowed = ", ".join(official_hosts)
     raise reject(
         f"host {host!r} is not an official source for provider {provider!r} "
         f"(allowed: {allowed})",
@@ -441,9 +441,7 @@ def _check_fragment(fragment: str | None, reject: _Rejector) -> None:
         return
     if not fragment:
         raise reject("empty fragment (a bare '#')", "fragment")
-    if _PLAIN_FRAGMENT.fullmatch(fragment) is not None:
-        return
-    bad = _NOT_FRAGMENT_CHAR.search(fragment)
+    bad = _NOT_FRAGMENT_CHAR.search(fragment)  # the first character not allowed, in C
     if bad is not None:
         raise reject(
             f"character {bad.group()!r} is not allowed in fragment {fragment!r}",
