@@ -86,6 +86,32 @@ def test_a_target_instruments_the_contracts_it_runs_and_nothing_else(
         "modules to its instrument(...) list)")
 
 
+@pytest.mark.parametrize("declared", ["_gateway_chat:naive", "_gateway_chat.py:naive"])
+def test_an_adapters_target_instruments_the_contract_and_the_users_code_only(
+        declared: str, tmp_path: Path) -> None:
+    # The target `pcfuzz nightly --adapter` writes: the contract's stream path and the
+    # user's code (a module's top-level package, or the file) patched, nothing else:
+    # not the standard library the adapter imports, not the harness.
+    from pcfuzz.nightly.adapters import parse_adapter, write_targets
+
+    tests = Path(__file__).resolve().parent
+    function = declared if ".py:" not in declared else str(tests / declared)
+    layout = Layout(fuzz_dir=tmp_path / "fuzz", regressions_dir=tmp_path / "regs",
+                    work_dir=tmp_path / "work")
+    (target,) = write_targets([parse_adapter(f"openai-chat={function}")], layout, tests)
+    report = probe(target.path, tmp_path / "cache", "--seeds", str(target.seed_corpus))
+    assert heavy(report) == [], heavy(report)
+    users = [m for m in report["instrumented"] if not m.startswith("pcfuzz.contracts.")]
+    if ".py:" in declared:
+        assert len(users) == 1 and users[0].startswith("_pcfuzz_adapter_"), users
+    else:
+        assert users == ["_gateway_chat"], users
+    assert "pcfuzz.contracts.openai_chat._stream" in report["instrumented"]
+    assert report["patched_elsewhere"] == [], report["patched_elsewhere"][:10]
+    assert report["unpatched"] == [], report["unpatched"][:10]
+    assert report["ran"] > 0 and report["ran_unpatched"] == [], report["ran_unpatched"]
+
+
 def test_the_checks_catch_a_target_that_instruments_the_wrong_things(tmp_path: Path) -> None:
     # fuzz_source_url with its oracle taken from the hypothesis module, its code
     # under test left out of instrument(...), and a standard library module

@@ -108,7 +108,8 @@ def test_the_generated_files_name_the_declared_adapter_and_nothing_else(tmp_path
     adapter = parse_adapter(NAIVE)
     (target,) = write_targets([adapter], layout, TESTS)
     source = target.path.read_text(encoding="utf-8")
-    assert "import_adapter('_gateway_chat:naive')" in source
+    assert "import_adapter('_gateway_chat:naive', instrumented=True)" in source
+    assert "instrument_imports" not in source  # (tests/test_fuzz_instrumentation.py)
     assert "make_adapter_target('openai-chat', ADAPTER, input='events')" in source
     assert os.access(target.path, os.X_OK)
     assert target.dict_path is not None and target.per_input_timeout() == 10

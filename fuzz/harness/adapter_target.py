@@ -5,9 +5,14 @@ contract's own parser as the oracle.
 adapter into its work directory (``pcfuzz.nightly.adapters``); the file names the
 adapter, as the command line or the configuration declared it, and nothing else:
 
-    with atheris.instrument_imports():
-        ADAPTER = import_adapter("gateway.stream:calls")
+    with instrument(*STREAM, *WIRE, *parser("openai-chat")):
+        from pcfuzz.fuzz.harness.adapter_target import import_adapter, make_adapter_target
+    ADAPTER = import_adapter("gateway.stream:calls", instrumented=True)
     TestOneInput = make_adapter_target("openai-chat", ADAPTER, input="events")
+
+Instrumented: the contract's stream path (the decoder of an events adapter's input,
+and the oracle) and the user's code (``instrumented=True``: the adapter's top-level
+package), never the standard library, third parties or pcfuzz's harness.
 
 Each input is the SSE bytes of one turn. The adapter gets them as they are
 (``input="sse"``) or decoded into the contract's events by ``contracts.sse`` and
@@ -51,9 +56,11 @@ from pcfuzz.fuzz.harness.verdict import check_bytes
 __all__ = ["import_adapter", "make_adapter_target"]
 
 
-def import_adapter(spec: str) -> Callable[[Any], Any]:
+def import_adapter(spec: str, *, instrumented: bool = False) -> Callable[[Any], Any]:
     """``module:function`` or ``path/to/file.py:function`` (dots after the colon walk
-    attributes), imported as ``pcfuzz conform --adapter`` imports it."""
+    attributes), imported as ``pcfuzz conform --adapter`` imports it. ``instrumented``:
+    the user's code is imported patched for coverage (the adapter's top-level package,
+    or the file; ``fuzz.harness.instrument.instrument_adapter``), nothing else."""
     module_name, _, attr = spec.rpartition(":")
     if module_name.endswith(".py") or "/" in module_name:
         path = Path(module_name)
@@ -61,9 +68,18 @@ def import_adapter(spec: str) -> Callable[[Any], Any]:
         found = importlib.util.spec_from_file_location(name, path)
         if found is None or found.loader is None:
             raise ImportError(f"cannot import {module_name!r}")
+        if instrumented:
+            from pcfuzz.fuzz.harness.instrument import instrumenting_loader
+
+            found.loader = instrumenting_loader(found.loader)
         module = importlib.util.module_from_spec(found)
         sys.modules[name] = module
         found.loader.exec_module(module)
+    elif instrumented:
+        from pcfuzz.fuzz.harness.instrument import instrument_adapter
+
+        with instrument_adapter(module_name):
+            module = importlib.import_module(module_name)
     else:
         module = importlib.import_module(module_name)
     target: Any = module

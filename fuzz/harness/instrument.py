@@ -18,6 +18,11 @@ of the standard library, of pcfuzz or of anyone, is imported as usual.
 ``tests/test_fuzz_instrumentation.py`` runs every target on its seeds and checks that
 each function of the contracts it runs is instrumented code and that nothing else is.
 
+The target of a user's adapter (``pcfuzz nightly --adapter``) also instruments the
+user's code, with :func:`instrument_adapter`: the adapter's top-level package (the
+adapter and the parser it wraps), not what that package imports from elsewhere; an
+adapter given by file path has that file patched (:func:`instrumenting_loader`).
+
 What is patched: every function, method and lambda of a module, with
 ``atheris.patch_code`` (the patcher of ``atheris.instrument_imports``, with the same
 data-flow tracing). Module and class bodies are not: they run once, at import,
@@ -69,7 +74,8 @@ import atheris
 from pcfuzz.fuzz.harness import INSTRUMENT_CACHE_VARIABLE
 
 __all__ = ["CACHED", "CACHE_VARIABLE", "CONTRACTS", "INSTRUMENTED", "STREAM", "WIRE",
-           "contracts", "instrument", "is_instrumented", "parser", "provider"]
+           "adapter_roots", "contracts", "instrument", "instrument_adapter",
+           "instrumenting_loader", "is_instrumented", "parser", "provider"]
 
 #: The package under test; :func:`instrument` takes names inside it only.
 CONTRACTS = "pcfuzz.contracts"
@@ -366,13 +372,44 @@ def instrument(*modules: str) -> Iterator[None]:
     outside = [m for m in modules if m == CONTRACTS or not _within(m, (CONTRACTS,))]
     if outside:
         raise ValueError(f"instrument() takes modules of {CONTRACTS} only, not {outside}")
+    with _instrumenting(modules):
+        yield
+
+
+@contextmanager
+def _instrumenting(roots: Sequence[str]) -> Iterator[None]:
+    """Within the block, modules named ``roots`` or below them are imported patched."""
     _speed_up_patcher()
-    finder = _Finder(modules)
+    finder = _Finder(roots)
     sys.meta_path.insert(0, finder)
     try:
         yield
     finally:
         sys.meta_path.remove(finder)
+
+
+def adapter_roots(module: str) -> tuple[str, ...]:
+    """What a user's adapter in ``module`` instruments: the package it belongs to (its
+    top-level name: the user's own code, such as the parser the adapter wraps), or,
+    for an adapter that ships inside pcfuzz, its own module only (pcfuzz's tool code
+    is not under test)."""
+    top = module.partition(".")[0]
+    return (module,) if top == "pcfuzz" else (top,)
+
+
+@contextmanager
+def instrument_adapter(module: str) -> Iterator[None]:
+    """Within the block, the modules of :func:`adapter_roots` of ``module`` are imported
+    patched (the code under test of an adapter target); the standard library, third
+    parties and pcfuzz's own modules are imported as usual."""
+    with _instrumenting(adapter_roots(module)):
+        yield
+
+
+def instrumenting_loader(loader: Any) -> Loader:
+    """``loader`` (of a module imported from a file path, such as an adapter given as
+    ``path/to/file.py:function``) wrapped so that the module it executes is patched."""
+    return _InstrumentingLoader(loader)
 
 
 def is_instrumented(function: Any) -> bool:

@@ -177,14 +177,17 @@ import sys
 
 import atheris
 
+from pcfuzz.fuzz.harness.instrument import STREAM, WIRE, instrument, parser
+
 sys.path.insert(0, {str(root)!r})
 
-with atheris.instrument_imports():
-    import pcfuzz.contracts  # noqa: F401
+# The contract's stream path (the events decoder and the oracle), then the user's
+# code (the adapter's top-level package), instrumented; nothing else.
+with instrument(*STREAM, *WIRE, *parser({adapter.contract!r})):
+    import pcfuzz.contracts.{adapter.contract.replace("-", "_")}  # noqa: F401
     from pcfuzz.fuzz.harness.adapter_target import import_adapter, make_adapter_target
 
-    ADAPTER = import_adapter({adapter.function!r})
-
+ADAPTER = import_adapter({adapter.function!r}, instrumented=True)
 TestOneInput = make_adapter_target({adapter.contract!r}, ADAPTER, input={adapter.input!r})
 
 
