@@ -45,10 +45,21 @@ def test_an_adapter_is_declared_as_contract_equals_module_function() -> None:
     assert sse.fuzzer.startswith("fuzz_adapter_anthropic_messages_") and "gw" not in sse.id
 
 
+def test_an_adapter_of_the_release_form_is_declared_with_release() -> None:
+    spec = parse_adapter("anthropic-messages:sse:release=gw.stream:run")
+    assert (spec.input, spec.form) == ("sse", "release")
+    assert spec.declared() == "anthropic-messages:sse:release=gw.stream:run"
+    assert parse_adapter("anthropic-messages:release:sse=gw.stream:run") == spec
+    plain = parse_adapter("anthropic-messages:sse=gw.stream:run")
+    assert plain.form == "plain" and plain.id != spec.id
+
+
 @pytest.mark.parametrize(("text", "message"), [
     ("_gateway_chat:naive", "must be CONTRACT=MODULE:FUNCTION"),
     ("nope=_gateway_chat:naive", "unknown contract 'nope'"),
-    ("openai-chat:bytes=_gateway_chat:naive", "unknown input 'bytes'"),
+    ("openai-chat:bytes=_gateway_chat:naive", "unknown or repeated option 'bytes'"),
+    ("openai-chat:release:release=_gateway_chat:naive", "unknown or repeated option 'release'"),
+    ("openai-chat:sse:events=_gateway_chat:naive", "unknown or repeated option 'events'"),
     ("openai-chat=_gateway_chat", "must be module:function"),
 ])
 def test_a_bad_declaration_is_a_usage_error(text: str, message: str) -> None:
@@ -110,7 +121,8 @@ def test_the_generated_files_name_the_declared_adapter_and_nothing_else(tmp_path
     source = target.path.read_text(encoding="utf-8")
     assert "import_adapter('_gateway_chat:naive', instrumented=True)" in source
     assert "instrument_imports" not in source  # (tests/test_fuzz_instrumentation.py)
-    assert "make_adapter_target('openai-chat', ADAPTER, input='events')" in source
+    assert ("make_adapter_target('openai-chat', ADAPTER, input='events',\n"
+            "                                  form='plain')") in source
     assert os.access(target.path, os.X_OK)
     assert target.dict_path is not None and target.per_input_timeout() == 10
     seeds = sorted(p.name for p in target.seed_corpus.iterdir())
@@ -152,6 +164,49 @@ def test_the_adapters_target_crashes_when_it_releases_what_the_contract_does_not
     assert ("RuntimeError: the adapter released 2 call(s) the contract does not release (the "
             "contract rejects the stream: StreamTruncated: stream ended without [DONE]") \
         in said, said[-2000:]
+
+
+@pytest.fixture
+def anthropic_streams(tmp_path: Path) -> tuple[Path, Path]:
+    """The golden Anthropic stream, whole and cut just before ``message_stop``."""
+    from pcfuzz.conform.validate import golden_payload
+
+    sse, _ = golden_payload("anthropic-messages", "sse")
+    whole, cut = tmp_path / "whole.sse", tmp_path / "cut.sse"
+    whole.write_bytes(sse)
+    cut.write_bytes(sse[:sse.index(b"event: message_stop")])
+    return whole, cut
+
+
+@pytest.mark.parametrize(("adapter", "said"), [
+    ("early_then_raises", "RuntimeError: the adapter released before the terminal event: "
+                          "call '"),
+    ("answers_first_call_twice", "RuntimeError: the adapter's follow-up request: "
+                                 "duplicate_result: two results for call '"),
+    ("releases_a_string", "RuntimeError: the adapter's call 0 is not"),
+])
+def test_a_release_form_adapters_target_checks_when_and_what_it_releases(
+        tmp_path: Path, anthropic_streams: tuple[Path, Path], adapter: str, said: str) -> None:
+    whole, _ = anthropic_streams
+    run = _run_target(tmp_path, f"anthropic-messages:release=_release_adapters:{adapter}",
+                      whole)
+    assert run.returncode != 0
+    assert said in run.stdout + run.stderr, (run.stdout + run.stderr)[-2000:]
+
+
+@pytest.mark.parametrize("declared", [
+    "anthropic-messages:release=pcfuzz.conform.adapters:anthropic_messages_release",
+    "anthropic-messages:sse:release=pcfuzz.conform.adapters:anthropic_messages_release_sse",
+])
+def test_this_projects_release_form_adapters_pass_their_targets(
+        tmp_path: Path, anthropic_streams: tuple[Path, Path], declared: str) -> None:
+    for data in anthropic_streams:
+        run = _run_target(tmp_path, declared, data)
+        assert run.returncode == 0, (run.stdout + run.stderr)[-2000:]
+    kit = write_kit_tests([parse_adapter(declared)], Layout(
+        fuzz_dir=tmp_path / "f", regressions_dir=tmp_path / "r", work_dir=tmp_path / "w"),
+        TESTS).read_text(encoding="utf-8")
+    assert "form='release'" in kit
 
 
 def test_this_projects_parser_passes_its_own_adapter_target(

@@ -23,7 +23,8 @@ run a sample of mutants, minimize the working corpora, and write the report
 directory (summary.json, summary.md, junit.xml, one SVG plot per target).
 
 Your own parsers join the night with --adapter CONTRACT=MODULE:FUNCTION
-(CONTRACT:sse=... for an adapter that takes the raw SSE bytes; repeatable), or
+(CONTRACT:sse=... for an adapter that takes the raw SSE bytes, CONTRACT:release=...
+for the release form adapter(stream, release, continuation); repeatable), or
 with the adapters list of ./pcfuzz.toml's [nightly] table or ./pyproject.toml's
 [tool.pcfuzz.nightly] table: each gets the conformance kit's families in the
 property phase and a byte-level fuzz target with the contract's own parser as
@@ -78,7 +79,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    "(default: REPORT/../history.jsonl)")
     p.add_argument("--adapter", action="append", metavar="CONTRACT=MODULE:FUNCTION",
                    help="a parser of your own (as pcfuzz conform --adapter; CONTRACT:sse=... "
-                   "when it takes SSE bytes): the kit in the property phase and a byte-level "
+                   "when it takes SSE bytes, CONTRACT:release=... for the release form, "
+                   "CONTRACT:sse:release=... for both): the kit in the property phase and a byte-level "
                    "fuzz target, reported per adapter (repeatable; default: the adapters of "
                    "./pcfuzz.toml [nightly] or ./pyproject.toml [tool.pcfuzz.nightly])")
     p.add_argument("--config", metavar="FILE",

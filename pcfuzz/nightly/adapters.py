@@ -47,6 +47,9 @@ __all__ = [
 ]
 
 INPUTS = ("events", "sse")
+#: How the adapter is called (``pcfuzz conform --adapter-form``): ``plain``
+#: ``adapter(stream) -> calls``, ``release`` ``adapter(stream, release, continuation)``.
+FORMS = ("plain", "release")
 #: Seconds a kit family test needs at least (its worker's start, the golden stream,
 #: a few examples): the plan counts it for each family of each adapter.
 KIT_TEST_S = 5.0
@@ -62,13 +65,15 @@ class AdapterSpec:
     contract: str
     function: str
     input: str = "events"
+    form: str = "plain"
 
     @property
     def id(self) -> str:
         """``openai_chat_3f2a9c0d``: the contract and a digest of the declaration (file
         and folder names: they do not name the code)."""
-        digest = hashlib.sha256(f"{self.contract}={self.function}:{self.input}".encode()
-                                ).hexdigest()[:8]
+        declared = f"{self.contract}={self.function}:{self.input}" + (
+            ":release" if self.form == "release" else "")
+        digest = hashlib.sha256(declared.encode()).hexdigest()[:8]
         return f"{self.contract.replace('-', '_')}_{digest}"
 
     @property
@@ -80,29 +85,40 @@ class AdapterSpec:
         return f"test_adapter_{self.id}"
 
     def declared(self) -> str:
-        return f"{self.contract}{':sse' if self.input == 'sse' else ''}={self.function}"
+        options = (":sse" if self.input == "sse" else "") + (
+            ":release" if self.form == "release" else "")
+        return f"{self.contract}{options}={self.function}"
 
 
 def parse_adapter(text: str) -> AdapterSpec:
-    """``CONTRACT=MODULE:FUNCTION`` (the adapter takes the decoded events) or
-    ``CONTRACT:sse=MODULE:FUNCTION`` (it takes the raw SSE bytes)."""
+    """``CONTRACT=MODULE:FUNCTION`` (the adapter takes the decoded events),
+    ``CONTRACT:sse=...`` (it takes the raw SSE bytes), ``CONTRACT:release=...`` (the
+    release form, ``adapter(stream, release, continuation)``), or both:
+    ``CONTRACT:sse:release=...``."""
     left, sep, function = text.partition("=")
-    contract, _, input = left.partition(":")
-    input = input or "events"
+    contract, _, options = left.partition(":")
     if not sep or not function:
-        raise UsageError(f"--adapter must be CONTRACT=MODULE:FUNCTION (or CONTRACT:sse=...), "
-                         f"got {text!r}")
+        raise UsageError(f"--adapter must be CONTRACT=MODULE:FUNCTION (or CONTRACT:sse=..., "
+                         f"CONTRACT:release=...), got {text!r}")
     if contract not in NAMES:
         raise UsageError(f"--adapter {text!r}: unknown contract {contract!r}; known: "
                          f"{', '.join(NAMES)}")
-    if input not in INPUTS:
-        raise UsageError(f"--adapter {text!r}: unknown input {input!r}; known: "
-                         f"{', '.join(INPUTS)}")
+    input, form = "events", "plain"
+    given = options.split(":") if options else []
+    for option in given:
+        if option in INPUTS and given.count(option) == 1 and input == "events":
+            input = option
+        elif option in FORMS and given.count(option) == 1 and form == "plain":
+            form = option
+        else:
+            raise UsageError(f"--adapter {text!r}: unknown or repeated option {option!r}; "
+                             f"known: an input ({', '.join(INPUTS)}) and a form "
+                             f"({', '.join(FORMS)}), once each")
     module, colon, attr = function.rpartition(":")
     if not colon or not module or not attr:
         raise UsageError(f"--adapter {text!r}: the adapter must be module:function or "
                          f"path/to/file.py:function")
-    return AdapterSpec(contract, function, input)
+    return AdapterSpec(contract, function, input, form)
 
 
 def read_config(directory: Path, path: Path | None = None) -> list[str]:
@@ -188,7 +204,8 @@ with instrument(*STREAM, *WIRE, *parser({adapter.contract!r})):
     from pcfuzz.fuzz.harness.adapter_target import import_adapter, make_adapter_target
 
 ADAPTER = import_adapter({adapter.function!r}, instrumented=True)
-TestOneInput = make_adapter_target({adapter.contract!r}, ADAPTER, input={adapter.input!r})
+TestOneInput = make_adapter_target({adapter.contract!r}, ADAPTER, input={adapter.input!r},
+                                  form={adapter.form!r})
 
 
 def main() -> None:
@@ -226,7 +243,7 @@ def write_kit_tests(adapters: list[AdapterSpec], layout: Layout, root: Path) -> 
             f"# {adapter.declared()}",
             f"{adapter.test} = pcfuzz_conformance(",
             f"    {adapter.contract!r}, load_adapter({adapter.function!r}), "
-            f"input={adapter.input!r},",
+            f"input={adapter.input!r}, form={adapter.form!r},",
             f"    families=families({adapter.contract!r}), regressions={str(regressions)!r})",
             "",
         ]
@@ -252,6 +269,7 @@ def adapter_summary(adapters: list[AdapterSpec], rows: list[dict[str, Any]],
             "contract": adapter.contract,
             "adapter": adapter.function,
             "input": adapter.input,
+            "form": adapter.form,
             "id": adapter.id,
             "kit": {
                 "ran": bool(mine),
