@@ -42,13 +42,18 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    help="also write one JSON record per case to FILE")
     p.add_argument("--markdown", action="store_true",
                    help="print the table as Markdown (the README's Performance section)")
-    # For tests and quick looks: a subset of the case groups and fewer rounds.
-    p.add_argument("--cases", help=argparse.SUPPRESS)
-    p.add_argument("--rounds", type=count, help=argparse.SUPPRESS)
-    p.add_argument("--fuzz-seconds", type=seconds, help=argparse.SUPPRESS)
-    # The fuzz case for some targets only (the baseline always runs), e.g.
-    # ``--cases fuzz --fuzz-targets strict-json,source-url``.
-    p.add_argument("--fuzz-targets", help=argparse.SUPPRESS)
+    p.add_argument("--cases", metavar="GROUP,...",
+                   help="run only these case groups, of "
+                   f"{', '.join(CASE_GROUPS)} (e.g. --cases startup: the start-up "
+                   "figures alone; default: all)")
+    p.add_argument("--fuzz-targets", metavar="TARGET,...",
+                   help="the fuzz case for these targets only (pcfuzz list-targets; "
+                   "the json.loads baseline always runs), e.g. --cases fuzz "
+                   "--fuzz-targets strict-json,source-url")
+    p.add_argument("--rounds", type=count, metavar="N",
+                   help="rounds per ratio case (default: 11, --quick 5)")
+    p.add_argument("--fuzz-seconds", type=seconds, metavar="S",
+                   help="seconds each fuzz target runs (default: 15, --quick 3)")
     return p
 
 
