@@ -47,7 +47,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    f"{', '.join(CASE_GROUPS)} (e.g. --cases startup: the start-up "
                    "figures alone; default: all)")
     p.add_argument("--fuzz-targets", metavar="TARGET,...",
-                   help="the fuzz case for these targets only (pcfuzz list-targets; "
+                   help="the fuzz case for these targets only (as pcfuzz list names them; "
                    "the json.loads baseline always runs), e.g. --cases fuzz "
                    "--fuzz-targets strict-json,source-url")
     p.add_argument("--rounds", type=count, metavar="N",
