@@ -43,16 +43,18 @@ MAX_TIMEOUTS = 2
 MAX_SHAPES_PER_SITE = 2
 
 
-def _selection(plan: FamilyPlan | None, tool_names: Any) -> dict[str, Any]:
-    """The keyword arguments of ``scenarios()`` for one family's plan and names."""
-    out: dict[str, Any] = {"tool_names": tool_names}
+def _selection(plan: FamilyPlan | None, tool_names: Any, realism: str = "sdk",
+               ) -> dict[str, Any]:
+    """The keyword arguments of ``scenarios()`` for one family's plan, names and
+    realism level."""
+    out: dict[str, Any] = {"tool_names": tool_names, "realism": realism}
     if plan is not None:
         out.update(valid=plan.valid, mutations=plan.mutations)
     return out
 
 
 def warm_up(contract: str, family: str, strict: bool, plan: FamilyPlan | None = None,
-            tool_names: Any = None) -> float:
+            tool_names: Any = None, realism: str = "sdk") -> float:
     """Draw one example of ``family`` without calling the adapter; returns the seconds
     it took.
 
@@ -69,7 +71,8 @@ def warm_up(contract: str, family: str, strict: bool, plan: FamilyPlan | None = 
 
     @settings(max_examples=1, database=None, deadline=None, phases=(Phase.generate,),
               suppress_health_check=list(HealthCheck))
-    @given(scenarios(contract, family, strict=strict, **_selection(plan, tool_names)))
+    @given(scenarios(contract, family, strict=strict,
+                     **_selection(plan, tool_names, realism)))
     def draw(scenario: Any) -> None:
         pass
 
@@ -270,6 +273,8 @@ class Search:
     tool_names: Any = None
     #: the integration's own gate after the adapter returns (:mod:`.gate`)
     gate: str = "none"
+    #: how realistic the generated streams are (``scenarios(realism=...)``)
+    realism: str = "sdk"
     #: examples the gate stopped, one record per root cause
     gated: dict[str, Gated] = field(default_factory=dict)
 
@@ -324,6 +329,8 @@ class Search:
         if self.tool_names is not None:
             parts.append("names=" + (self.tool_names if isinstance(self.tool_names, str)
                                      else ",".join(self.tool_names)))
+        if self.realism != "sdk":  # the default level keeps the key it had
+            parts.append(f"realism={self.realism}")
         if not parts:
             return ""
         return ":" + hashlib.sha256("|".join(parts).encode()).hexdigest()[:12]
@@ -428,7 +435,7 @@ class Search:
         why = ""
 
         plan = None if self.plan is None else self.plan.get(family)
-        selection = _selection(plan, self.tool_names)
+        selection = _selection(plan, self.tool_names, self.realism)
 
         @run_settings
         @given(scenarios(self.contract, family, strict=self.strict, **selection))
