@@ -31,8 +31,8 @@ from pcfuzz.conform.report import Gated
 from pcfuzz.conform.sandbox import Outcome, Sandbox
 from pcfuzz.database import keyed
 
-__all__ = ["Hit", "Search", "TimeUp", "payload_for", "release_judgement", "sse_bytes",
-           "verdict", "warm_up"]
+__all__ = ["Hit", "Search", "TimeUp", "how_it_ended", "payload_for", "release_judgement",
+           "sse_bytes", "verdict", "warm_up"]
 
 #: A family stops calling an adapter that hung this many times (each costs the
 #: adapter timeout; the finding is made at the first).
@@ -486,9 +486,21 @@ class Search:
             self._keep(hits)
             raise
         except BaseException as exc:  # noqa: BLE001 - hypothesis' end of a failing run
-            if not _ours(exc):
+            ending = how_it_ended(exc)
+            if ending is None:
                 raise
-            if type(exc).__name__ in ("Flaky", "FlakyFailure", "FlakyReplay"):
+            if ending == "interrupted":
+                # a Ctrl-C or SIGTERM inside hypothesis' group of failures: stop the run
+                for hit in hits.values():
+                    hit.note = "interrupted while shrinking: may not be minimal"
+                self._keep(hits)
+                raise next(e for e in _leaves(exc) if isinstance(e, KeyboardInterrupt)) from exc
+            if ending == "time":
+                # hypothesis re-ran its distinct failures to report them together (one
+                # exception group) and the time ran out during one: each failure found
+                # is kept in hits and reported on its own
+                why = "time"
+            if ending == "flaky":
                 for hit in hits.values():
                     hit.note = ("the adapter is not deterministic: the same stream gave "
                                 "different outcomes")
@@ -501,6 +513,37 @@ class Search:
     def _keep(self, hits: dict[str, Hit]) -> None:
         for key, hit in hits.items():
             self.known.setdefault(key, hit)
+
+
+def how_it_ended(exc: BaseException) -> str | None:
+    """What a hypothesis run of a family that raised ``exc`` means: ``found`` (one
+    violation, or hypothesis' group of several), ``flaky`` (its report that a
+    violation did not recur), ``time`` (the group or report holds a :class:`TimeUp`
+    besides violations: the time ran out while hypothesis re-ran a failure),
+    ``interrupted`` (it holds a ``KeyboardInterrupt``), or ``None``: anything else, a
+    bug that must propagate."""
+    leaves = _leaves(exc)
+    if any(isinstance(e, KeyboardInterrupt) for e in leaves):
+        return "interrupted"
+    if any(isinstance(e, TimeUp) for e in leaves):
+        return "time" if all(isinstance(e, TimeUp) or _ours(e) for e in leaves) else None
+    if not _ours(exc):
+        return None
+    return "flaky" if type(exc).__name__ in ("Flaky", "FlakyFailure", "FlakyReplay") else "found"
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    """The exceptions of a (possibly nested) exception group, or ``[exc]``."""
+    out: list[BaseException] = []
+    todo = [exc]
+    while todo:
+        current = todo.pop()
+        group = getattr(current, "exceptions", None)
+        if isinstance(group, tuple) and group:
+            todo.extend(e for e in group if isinstance(e, BaseException))
+        else:
+            out.append(current)
+    return out
 
 
 def _ours(exc: BaseException) -> bool:
