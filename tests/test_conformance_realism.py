@@ -13,6 +13,9 @@ never read from the strategies' or the parsers' tables.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -378,3 +381,30 @@ def test_a_saved_scenario_of_an_unknown_level_is_refused(tmp_path: Path) -> None
                                          encoding="utf-8")
     with pytest.raises(UsageError, match="realism level"):
         list(runner.regression_scenarios(tmp_path, "openai-chat"))
+
+
+def test_the_pytest_helper_takes_the_level(tmp_path: Path) -> None:
+    # realism= chooses a test's level; --pcfuzz-realism sets it for every test that
+    # does not choose its own (here hostile)
+    (tmp_path / "test_levels.py").write_text(
+        "from pcfuzz.conform.pytest_plugin import pcfuzz_conformance\n"
+        "from _realism_adapters import first_fragment_names\n"
+        "test_option = pcfuzz_conformance('openai-chat', first_fragment_names,\n"
+        "    families=['valid'], regressions='none')\n"
+        "test_sdk = pcfuzz_conformance('openai-chat', first_fragment_names,\n"
+        "    families=['valid'], regressions='none', realism='sdk')\n"
+        "test_wire = pcfuzz_conformance('openai-chat', first_fragment_names,\n"
+        "    families=['valid'], regressions='none', realism='wire')\n",
+        encoding="utf-8")
+    env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1", CI="1",
+               PYTHONPATH=str(Path(__file__).parent))
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+         "pcfuzz.conform.pytest_plugin", "test_levels.py", "--pcfuzz-max-examples", "25",
+         "--pcfuzz-realism", "hostile", "-rA"],
+        cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600)
+    out = done.stdout + done.stderr
+    assert "PASSED test_levels.py::test_sdk[valid]" in out, out
+    assert "FAILED test_levels.py::test_wire[valid]" in out, out
+    assert "FAILED test_levels.py::test_option[valid]" in out, out
+    assert "(valid, realism wire)" in out and "(valid, realism hostile)" in out, out
