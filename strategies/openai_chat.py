@@ -431,27 +431,21 @@ def rendered_streams(
                 frame["system_fingerprint"] = None
             if model.usage is None and draw(st.integers(0, 5)) == 0:
                 frame["usage"] = None
-        if model.usage is not None:
-            for frame in frames[:-1]:
-                if "usage" not in frame and draw(st.integers(0, 5)) == 0:
-                    frame["usage"] = None
-        _null_delta_fields(draw, frames, revision)
-        frames.append(DONE)
-        return RenderedStream(model, frames, partial, progress)
-    # Response ids: per frame present, null or absent; one frame carries it.
-    carriers = [i for i in range(len(frames))]
-    chosen = draw(st.sampled_from(carriers)) if model.response_id is not None else -1
-    for i, frame in enumerate(frames):
-        mode = draw(st.sampled_from(["id", "null", "absent"]))
-        if model.response_id is not None and (i == chosen or mode == "id"):
-            frame["id"] = model.response_id
-        elif mode == "null":
-            frame["id"] = None
-        if draw(st.integers(0, 5)) == 0:
-            frame.update({"object": "chat.completion.chunk", "created": 1_700_000_000,
-                          "model": "fixture-model", "system_fingerprint": None})
-        if model.usage is None and draw(st.integers(0, 5)) == 0:
-            frame["usage"] = None
+    else:
+        # Response ids: per frame present, null or absent; one frame carries it.
+        carriers = [i for i in range(len(frames))]
+        chosen = draw(st.sampled_from(carriers)) if model.response_id is not None else -1
+        for i, frame in enumerate(frames):
+            mode = draw(st.sampled_from(["id", "null", "absent"]))
+            if model.response_id is not None and (i == chosen or mode == "id"):
+                frame["id"] = model.response_id
+            elif mode == "null":
+                frame["id"] = None
+            if draw(st.integers(0, 5)) == 0:
+                frame.update({"object": "chat.completion.chunk", "created": 1_700_000_000,
+                              "model": "fixture-model", "system_fingerprint": None})
+            if model.usage is None and draw(st.integers(0, 5)) == 0:
+                frame["usage"] = None
     if model.usage is not None:
         # A null usage never replaces the last usage object.
         for frame in frames[:-1]:

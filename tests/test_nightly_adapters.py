@@ -133,16 +133,21 @@ def test_the_generated_files_name_the_declared_adapter_and_nothing_else(tmp_path
     assert f"regressions={str(tmp_path / 'regs' / 'conform' / adapter.id)!r}" in kit
 
 
+def _whole_and_cut(tmp_path: Path, contract: str, terminal: bytes) -> tuple[Path, Path]:
+    """The contract's golden stream, whole and cut just before ``terminal``."""
+    from pcfuzz.conform.validate import golden_payload
+
+    sse, _ = golden_payload(contract, "sse")
+    whole, cut = tmp_path / "whole.sse", tmp_path / "cut.sse"
+    whole.write_bytes(sse)
+    cut.write_bytes(sse[:sse.index(terminal)])
+    return whole, cut
+
+
 @pytest.fixture
 def cut_stream(tmp_path: Path) -> tuple[Path, Path]:
     """The golden Chat stream, whole and cut just before ``data: [DONE]``."""
-    from pcfuzz.conform.validate import golden_payload
-
-    sse, _ = golden_payload("openai-chat", "sse")
-    whole, cut = tmp_path / "whole.sse", tmp_path / "cut.sse"
-    whole.write_bytes(sse)
-    cut.write_bytes(sse[:sse.index(b"data: [DONE]")])
-    return whole, cut
+    return _whole_and_cut(tmp_path, "openai-chat", b"data: [DONE]")
 
 
 def _run_target(tmp_path: Path, declared: str, data: Path) -> subprocess.CompletedProcess[str]:
@@ -169,13 +174,7 @@ def test_the_adapters_target_crashes_when_it_releases_what_the_contract_does_not
 @pytest.fixture
 def anthropic_streams(tmp_path: Path) -> tuple[Path, Path]:
     """The golden Anthropic stream, whole and cut just before ``message_stop``."""
-    from pcfuzz.conform.validate import golden_payload
-
-    sse, _ = golden_payload("anthropic-messages", "sse")
-    whole, cut = tmp_path / "whole.sse", tmp_path / "cut.sse"
-    whole.write_bytes(sse)
-    cut.write_bytes(sse[:sse.index(b"event: message_stop")])
-    return whole, cut
+    return _whole_and_cut(tmp_path, "anthropic-messages", b"event: message_stop")
 
 
 @pytest.mark.parametrize(("adapter", "said"), [
