@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from pcfuzz.strategies.call_mutation_labels import call_mutation_labels
 from pcfuzz.strategies.hostile_arguments import bad_arguments
+from pcfuzz.strategies.realism import check_level
 from pcfuzz.strategies.tool_names import tool_names
 
 __all__ = [
@@ -102,6 +103,9 @@ class TurnModel:
     output_start: int
     output_end: int
     revision: str = PINNED_REVISION
+    #: how realistic its rendering is (:mod:`.realism`): ``sdk`` puts pings only after
+    #: message_start
+    realism: str = "hostile"
 
 
 @dataclass(frozen=True)
@@ -152,24 +156,70 @@ def _client_tool(draw: st.DrawFn, *, min_args: int = 0) -> Block:
     )
 
 
+#: Each server tool's result block type (realism ``sdk``: the API answers a tool with
+#: its own result type; from anthropic's ``ServerToolUseBlock.name`` and result blocks).
+SERVER_RESULT_OF: dict[str, tuple[str, ...]] = {
+    "web_search": ("web_search_tool_result",),
+    "web_fetch": ("web_fetch_tool_result",),
+    "code_execution": ("code_execution_tool_result", "bash_code_execution_tool_result",
+                       "text_editor_code_execution_tool_result"),
+    "tool_search_tool_regex": ("tool_search_tool_result",),
+}
+
+
+def _error(kind: str, code: str = "unavailable") -> dict[str, Any]:
+    return {"type": kind, "error_code": code}
+
+
+_code_outputs = st.fixed_dictionaries({"stdout": _text, "stderr": _text,
+                                       "return_code": st.integers(0, 255)})
+#: A server tool result's ``content`` as the anthropic types declare it (realism
+#: ``wire`` and ``sdk``): the result, or the error object of its result type.
+SERVER_RESULT_CONTENT: dict[str, st.SearchStrategy[Any]] = {
+    "web_search_tool_result": st.one_of(
+        st.lists(st.fixed_dictionaries(
+            {"type": st.just("web_search_result"), "title": _text,
+             "url": st.just("https://example.com/"), "encrypted_content": _text},
+            optional={"page_age": st.none() | _text}), max_size=2),
+        st.just(_error("web_search_tool_result_error"))),
+    "web_fetch_tool_result": st.sampled_from(
+        ["url_not_accessible", "unavailable", "url_not_allowed"]).map(
+        lambda code: _error("web_fetch_tool_result_error", code)),
+    "code_execution_tool_result": st.one_of(
+        _code_outputs.map(lambda o: {"type": "code_execution_result", "content": [], **o}),
+        st.just(_error("code_execution_tool_result_error"))),
+    "bash_code_execution_tool_result": st.one_of(
+        _code_outputs.map(lambda o: {"type": "bash_code_execution_result", "content": [], **o}),
+        st.just(_error("bash_code_execution_tool_result_error"))),
+    "text_editor_code_execution_tool_result": st.just(
+        _error("text_editor_code_execution_tool_result_error")),
+    "tool_search_tool_result": st.one_of(
+        st.just({"type": "tool_search_tool_search_result", "tool_references": []}),
+        st.just(_error("tool_search_tool_result_error"))),
+}
+
+
 @st.composite
-def _server_pair(draw: st.DrawFn) -> tuple[Block, Block]:
+def _server_pair(draw: st.DrawFn, realism: str = "hostile") -> tuple[Block, Block]:
     tool_id = draw(_ids)
     args = draw(st.dictionaries(st.sampled_from(["query", "url", "code"]), _text, max_size=2))
+    name = draw(st.sampled_from(SERVER_TOOL_NAMES))
     use = Block(
         "server_tool_use",
-        {"id": tool_id, "name": draw(st.sampled_from(SERVER_TOOL_NAMES)), "input": {}},
+        {"id": tool_id, "name": name, "input": {}},
         stream_text=json.dumps(args) if args else "",
     )
-    result = Block(
-        draw(st.sampled_from(SERVER_RESULT_TYPES)),
-        {"tool_use_id": tool_id, "content": draw(st.lists(_json_values, max_size=2))},
-    )
+    kind = draw(st.sampled_from(SERVER_RESULT_OF[name] if realism == "sdk"
+                                else SERVER_RESULT_TYPES))
+    content = (draw(st.lists(_json_values, max_size=2)) if realism == "hostile"
+               else draw(SERVER_RESULT_CONTENT[kind]))
+    result = Block(kind, {"tool_use_id": tool_id, "content": content})
     return use, result
 
 
 @st.composite
-def _blocks(draw: st.DrawFn, *, require_client: bool = False) -> list[Block]:
+def _blocks(draw: st.DrawFn, *, require_client: bool = False, realism: str = "hostile",
+            ) -> list[Block]:
     kinds = draw(
         st.lists(
             st.sampled_from(["text", "thinking", "redacted", "server", "client", "client"]),
@@ -193,7 +243,7 @@ def _blocks(draw: st.DrawFn, *, require_client: bool = False) -> list[Block]:
         elif kind == "redacted":
             out.append(Block("redacted_thinking", {"data": draw(st.text(min_size=1, max_size=16))}))
         elif kind == "server":
-            out.extend(draw(_server_pair()))
+            out.extend(draw(_server_pair(realism)))
         else:
             out.append(draw(_client_tool()))
     # Ids are unique within a message.
@@ -225,11 +275,15 @@ def _blocks(draw: st.DrawFn, *, require_client: bool = False) -> list[Block]:
 @st.composite
 def turn_models(
     draw: st.DrawFn, *, stop_reason: str | None = None, require_client: bool = False,
-    revision: str = PINNED_REVISION,
+    revision: str = PINNED_REVISION, realism: str = "hostile",
 ) -> TurnModel:
     """A valid turn of ``revision``; ``stop_reason`` pins the terminal (default: drawn
-    from the revision's stop reasons)."""
-    blocks = draw(_blocks(require_client=require_client))
+    from the revision's stop reasons). ``realism`` (:mod:`.realism`): ``hostile`` draws
+    a server tool result's ``content`` as arbitrary JSON (opaque to the contract);
+    ``wire`` as the anthropic types declare it; ``sdk`` also answers each server tool
+    with its own result type and puts pings only after ``message_start``."""
+    check_level(realism)
+    blocks = draw(_blocks(require_client=require_client, realism=realism))
     if stop_reason is None:
         has_client = any(b.kind == "tool_use" for b in blocks)
         stop_reason = draw(
@@ -246,6 +300,7 @@ def turn_models(
         output_start=start,
         output_end=start + draw(st.integers(0, 500)),
         revision=revision,
+        realism=realism,
     )
 
 
@@ -334,7 +389,7 @@ def render(draw: st.DrawFn, turn: TurnModel, *, pings: bool = True) -> list[dict
     events.append(_ev("message_stop"))
     if pings:
         for _ in range(draw(st.integers(0, 3))):
-            at = draw(st.integers(0, len(events)))
+            at = draw(st.integers(1 if turn.realism == "sdk" else 0, len(events)))
             events.insert(at, _ev("ping"))
     return events
 
@@ -342,11 +397,11 @@ def render(draw: st.DrawFn, turn: TurnModel, *, pings: bool = True) -> list[dict
 @st.composite
 def valid_streams(
     draw: st.DrawFn, *, stop_reason: str | None = None, require_client: bool = False,
-    revision: str = PINNED_REVISION,
+    revision: str = PINNED_REVISION, realism: str = "hostile",
 ) -> tuple[TurnModel, list[dict[str, Any]]]:
-    """A valid turn model of ``revision`` and its rendering."""
+    """A valid turn model of ``revision`` and ``realism`` and its rendering."""
     turn = draw(turn_models(stop_reason=stop_reason, require_client=require_client,
-                            revision=revision))
+                            revision=revision, realism=realism))
     return turn, render(draw, turn)
 
 
@@ -447,9 +502,10 @@ _STRUCTURAL = ("message_start", "content_block_start", "content_block_stop", "me
 @st.composite
 def mutated_streams(
     draw: st.DrawFn, mutation: str | None = None, *, tool_turn: bool = False,
-    revision: str = PINNED_REVISION,
+    revision: str = PINNED_REVISION, realism: str = "hostile",
 ) -> Mutated:
     """A valid stream of ``revision`` with one mutation applied, and the required outcome.
+    ``realism``: the level of the turn the mutation is drawn on (:func:`turn_models`).
 
     ``tool_turn``: mutate only turns that would release calls unmutated (at least
     one client call, ``stop_reason`` ``tool_use``) wherever the mutation leaves the
@@ -460,9 +516,9 @@ def mutated_streams(
 
     def turns(stop_reason: str | None = None) -> st.SearchStrategy[TurnModel]:
         if not tool_turn:
-            return turn_models(stop_reason=stop_reason, revision=revision)
+            return turn_models(stop_reason=stop_reason, revision=revision, realism=realism)
         return turn_models(stop_reason=stop_reason or "tool_use", require_client=True,
-                           revision=revision)
+                           revision=revision, realism=realism)
 
     if name in ("eager_invalid_json", "invalid_json_without_eager", "max_tokens_cuts_last_input"):
         # Incomplete client input. Eager streaming excuses it anywhere (recovery);
@@ -550,7 +606,7 @@ def mutated_streams(
     if name == "server_result_claims_client_id":
         # Only the host answers a client call: a server result naming one conflicts.
         turn = draw(turn_models(stop_reason="tool_use" if tool_turn else None,
-                                require_client=True, revision=revision))
+                                require_client=True, revision=revision, realism=realism))
         blocks = list(turn.blocks)
         client_id = draw(st.sampled_from([b.fields["id"] for b in blocks if b.kind == "tool_use"]))
         forged = Block(
@@ -570,7 +626,7 @@ def mutated_streams(
         return Mutated(name, events, "ProtocolViolation")
 
     if name in _CALL_MUTATIONS:
-        return _call_mutation(draw, name, revision)
+        return _call_mutation(draw, name, revision, realism)
 
     turn = draw(turns())
     if name in ("block_overlap", "reused_index", "dropped_stop", "delta_mismatch",
@@ -735,10 +791,12 @@ def _swap_detectable(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return True
 
 
-def _call_mutation(draw: st.DrawFn, name: str, revision: str) -> Mutated:
+def _call_mutation(draw: st.DrawFn, name: str, revision: str, realism: str = "hostile",
+                   ) -> Mutated:
     """One client ``tool_use`` of a tool turn changed (its id, name or input): the
     turn would release it unchanged; with the change nothing may run."""
-    turn = draw(turn_models(stop_reason="tool_use", require_client=True, revision=revision))
+    turn = draw(turn_models(stop_reason="tool_use", require_client=True, revision=revision,
+                            realism=realism))
     blocks = list(turn.blocks)
     clients = [i for i, b in enumerate(blocks) if b.kind == "tool_use"]
     if name == "shared_call_id" and len(clients) < 2:

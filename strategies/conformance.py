@@ -26,6 +26,11 @@ framework that runs only registered tools needs no second pass to learn them);
 Unicode for Chat Completions), for a hostile run. No mutation renames a call to a
 name outside the list, except ``missing_name`` and ``empty_name``, whose point it is.
 
+Realism (:mod:`pcfuzz.strategies.realism`): ``realism="sdk"`` (the default) draws
+only streams the providers send, ``"wire"`` anything the official SDK types accept,
+``"hostile"`` each strategies module's adversarial shapes; a mutated stream is drawn
+on a base stream of the level, and every scenario records its level.
+
 The labels live next to the mutators (``MUTATION_LABELS`` in each strategies
 module), so the kit and the project's own property tests share one set of models
 and mutations. The runner (``pcfuzz.conform.kit``) drives these strategies with
@@ -46,6 +51,9 @@ from pcfuzz.strategies import anthropic_messages as am
 from pcfuzz.strategies import gemini_interactions as gi
 from pcfuzz.strategies import openai_chat as oc
 from pcfuzz.strategies import openai_responses as orsp
+from pcfuzz.strategies.realism import DEFAULT as DEFAULT_REALISM
+from pcfuzz.strategies.realism import LEVELS as REALISM_LEVELS
+from pcfuzz.strategies.realism import check_level
 from pcfuzz.strategies.tool_names import identifiers, with_tool_names
 
 __all__ = [
@@ -54,6 +62,8 @@ __all__ = [
     "LABELS",
     "EXPECTATIONS",
     "HOSTILE_NAMES",
+    "DEFAULT_REALISM",
+    "REALISM_LEVELS",
     "Scenario",
     "families",
     "family_labels",
@@ -105,6 +115,9 @@ class Scenario:
     calls: list[Call] = field(default_factory=list)
     expect: str | None = "calls"
     strict_expect: str | None = "calls"
+    #: the realism level of the stream (:mod:`pcfuzz.strategies.realism`): a mutated
+    #: stream's is its base stream's
+    realism: str = "hostile"
 
     def expectation(self, strict: bool) -> str | None:
         return self.strict_expect if strict else self.expect
@@ -119,6 +132,7 @@ class Scenario:
             "strict_expect": self.strict_expect,
             "calls": self.calls,
             "events": self.events,
+            "realism": self.realism,
         }
 
     @classmethod
@@ -132,6 +146,8 @@ class Scenario:
             calls=[dict(c) for c in data["calls"]],
             expect=data["expect"],
             strict_expect=data["strict_expect"],
+            # saved before the levels existed: the generators were today's hostile ones
+            realism=str(data.get("realism", "hostile")),
         )
 
 
@@ -170,7 +186,7 @@ def _anthropic_calls(turn: am.TurnModel) -> list[Call]:
     ]
 
 
-def _anthropic_valid(family: str) -> st.SearchStrategy[Scenario]:
+def _anthropic_valid(family: str, realism: str) -> st.SearchStrategy[Scenario]:
     def build(case: tuple[am.TurnModel, list[Any]]) -> Scenario:
         turn, events = case
         return _valid("anthropic-messages", family, events, _anthropic_calls(turn),
@@ -179,14 +195,15 @@ def _anthropic_valid(family: str) -> st.SearchStrategy[Scenario]:
     revision = REVISIONS["anthropic-messages"]
     if family == "interleaved":
         return am.valid_streams(stop_reason="tool_use", require_client=True,
-                                revision=revision).filter(
+                                revision=revision, realism=realism).filter(
             lambda c: len(_anthropic_calls(c[0])) >= 2).map(build)
-    return am.valid_streams(revision=revision).map(build)
+    return am.valid_streams(revision=revision, realism=realism).map(build)
 
 
-def _anthropic_mutation(name: str) -> st.SearchStrategy[Scenario]:
+def _anthropic_mutation(name: str, realism: str) -> st.SearchStrategy[Scenario]:
     label, family = am.MUTATION_LABELS[name]
-    return am.mutated_streams(name, tool_turn=True, revision=REVISIONS["anthropic-messages"]).map(
+    return am.mutated_streams(name, tool_turn=True, revision=REVISIONS["anthropic-messages"],
+                              realism=realism).map(
         lambda m: _mutated("anthropic-messages", name, label, family, m.events, []))
 
 
@@ -197,9 +214,9 @@ def _responses_calls(model: orsp.TurnModel) -> list[Call]:
     return [_call(c[0], c[1], c[2]) for c in model.expected_calls()]
 
 
-def _responses_valid(family: str) -> st.SearchStrategy[Scenario]:
+def _responses_valid(family: str, realism: str) -> st.SearchStrategy[Scenario]:
     return orsp.valid_streams(min_calls=2 if family == "interleaved" else 0,
-                              revision=REVISIONS["openai-responses"]).map(
+                              revision=REVISIONS["openai-responses"], realism=realism).map(
         lambda c: _valid("openai-responses", family, c[1], _responses_calls(c[0]),
                          requested=True))
 
@@ -208,7 +225,7 @@ def _has_completed(events: list[Any]) -> bool:
     return any(isinstance(e, dict) and e.get("type") == orsp.COMPLETED for e in events)
 
 
-def _responses_mutation(name: str) -> st.SearchStrategy[Scenario]:
+def _responses_mutation(name: str, realism: str) -> st.SearchStrategy[Scenario]:
     label, family = orsp.MUTATION_LABELS[name]
     min_calls = 2 if name in ("retarget_delta", "shared_call_id") else 1
 
@@ -231,7 +248,8 @@ def _responses_mutation(name: str) -> st.SearchStrategy[Scenario]:
                         exact_ok_strict=exact_ok and mutator.expectation == "either")
 
     return orsp.mutated_streams(min_calls=min_calls, mutator=name,
-                                revision=REVISIONS["openai-responses"]).map(build)
+                                revision=REVISIONS["openai-responses"],
+                                realism=realism).map(build)
 
 
 # --------------------------------------------------------------------- gemini
@@ -241,21 +259,22 @@ def _gemini_calls(rendered: gi.RenderedStream) -> list[Call]:
     return [_call(*c) for c in rendered.expected_calls()]
 
 
-def _gemini_valid(family: str) -> st.SearchStrategy[Scenario]:
+def _gemini_valid(family: str, realism: str) -> st.SearchStrategy[Scenario]:
     return gi.rendered_streams(min_calls=2 if family == "interleaved" else 0,
-                               revision=REVISIONS["gemini-interactions"]).map(
+                               revision=REVISIONS["gemini-interactions"],
+                               realism=realism).map(
         lambda r: _valid("gemini-interactions", family, r.events, _gemini_calls(r),
                          requested=True))
 
 
 @st.composite
-def _gemini_mutated(draw: st.DrawFn, name: str) -> Scenario:
+def _gemini_mutated(draw: st.DrawFn, name: str, realism: str) -> Scenario:
     label, family = gi.MUTATION_LABELS[name]
     # A turn that asks for its calls (requires_action): the continuation status of a
     # later revision is non_tool_terminal's case, not every mutation's background.
     model = draw(gi.turn_models(min_calls=2 if name == "shared_call_id" else 1,
                                 revision=REVISIONS["gemini-interactions"],
-                                allow_continuation=False))
+                                allow_continuation=False, realism=realism))
     if name.startswith("replayed"):
         model.with_event_ids = True
     rendered = draw(gi.rendered_streams(model))
@@ -289,7 +308,7 @@ def _executable_chat_models(draw: st.DrawFn, min_tools: int = 1) -> oc.Completio
     return replace(model, tools=tools, finish_reason="tool_calls")
 
 
-def _chat_valid(family: str) -> st.SearchStrategy[Scenario]:
+def _chat_valid(family: str, realism: str) -> st.SearchStrategy[Scenario]:
     def build(rendered: oc.RenderedStream) -> Scenario:
         model = rendered.model
         calls = [_call(t.call_id, t.name, json.loads(t.arguments) if t.arguments_is_object
@@ -299,16 +318,16 @@ def _chat_valid(family: str) -> st.SearchStrategy[Scenario]:
     revision = REVISIONS["openai-chat"]
     if family == "interleaved":
         return _executable_chat_models(min_tools=2).flatmap(
-            lambda m: oc.rendered_streams(m, revision=revision)).map(build)
-    return oc.rendered_streams(revision=revision).map(build)
+            lambda m: oc.rendered_streams(m, revision=revision, realism=realism)).map(build)
+    return oc.rendered_streams(revision=revision, realism=realism).map(build)
 
 
-def _chat_mutation(name: str) -> st.SearchStrategy[Scenario]:
+def _chat_mutation(name: str, realism: str) -> st.SearchStrategy[Scenario]:
     label, family = oc.MUTATION_LABELS[name]
     models = _executable_chat_models(
         min_tools=2 if name in ("duplicate_tool_id", "shared_call_id") else 1)
     return oc.mutated_streams(kinds=(name,), models=models,
-                              revision=REVISIONS["openai-chat"]).map(
+                              revision=REVISIONS["openai-chat"], realism=realism).map(
         lambda m: _mutated("openai-chat", name, label, family, m[1], []))
 
 
@@ -320,13 +339,13 @@ _LABEL_TABLES: dict[str, dict[str, tuple[str, str]]] = {
     "gemini-interactions": gi.MUTATION_LABELS,
     "openai-chat": oc.MUTATION_LABELS,
 }
-_VALID: dict[str, Callable[[str], st.SearchStrategy[Scenario]]] = {
+_VALID: dict[str, Callable[[str, str], st.SearchStrategy[Scenario]]] = {
     "anthropic-messages": _anthropic_valid,
     "openai-responses": _responses_valid,
     "gemini-interactions": _gemini_valid,
     "openai-chat": _chat_valid,
 }
-_MUTATION: dict[str, Callable[[str], st.SearchStrategy[Scenario]]] = {
+_MUTATION: dict[str, Callable[[str, str], st.SearchStrategy[Scenario]]] = {
     "anthropic-messages": _anthropic_mutation,
     "openai-responses": _responses_mutation,
     "gemini-interactions": _gemini_mutated,
@@ -369,11 +388,18 @@ def mutation_labels(contract: str) -> dict[str, tuple[str, str]]:
     return dict(_LABEL_TABLES[contract])
 
 
-def mutation_scenarios(contract: str, mutation: str) -> st.SearchStrategy[Scenario]:
-    """The scenarios of one mutation (a name of the contract's ``MUTATION_LABELS``)."""
+def mutation_scenarios(contract: str, mutation: str, *,
+                       realism: str = DEFAULT_REALISM) -> st.SearchStrategy[Scenario]:
+    """The scenarios of one mutation (a name of the contract's ``MUTATION_LABELS``),
+    drawn on base streams of ``realism``."""
     if mutation not in _LABEL_TABLES.get(contract, {}):
         raise ValueError(f"{contract} has no mutation {mutation!r}")
-    return _MUTATION[contract](mutation)
+    return _at(_MUTATION[contract](mutation, check_level(realism)), realism)
+
+
+def _at(inner: st.SearchStrategy[Scenario], realism: str) -> st.SearchStrategy[Scenario]:
+    """``inner``'s scenarios, marked with the level they were drawn at."""
+    return inner.map(lambda s: replace(s, realism=realism))
 
 
 #: ``tool_names=HOSTILE_NAMES``: each strategies module's own call names (arbitrary
@@ -395,13 +421,18 @@ def name_strategy(tool_names: Sequence[str] | str | None) -> st.SearchStrategy[s
 
 def scenarios(contract: str, family: str, *, strict: bool = False,
               mutations: Collection[str] | None = None, valid: bool = True,
-              tool_names: Sequence[str] | str | None = None) -> st.SearchStrategy[Scenario]:
+              tool_names: Sequence[str] | str | None = None,
+              realism: str = DEFAULT_REALISM) -> st.SearchStrategy[Scenario]:
     """Scenarios of one family (see :func:`families`).
 
     ``mutations``: only these of the family's mutations (default: all of them in
     this mode); ``valid=False`` leaves out the valid streams of the ``valid`` and
     ``interleaved`` families. ``tool_names``: the names every call is drawn from (a
-    list; default: identifiers; :data:`HOSTILE_NAMES`: each module's own)."""
+    list; default: identifiers; :data:`HOSTILE_NAMES`: each module's own).
+    ``realism``: how realistic the streams are (:mod:`pcfuzz.strategies.realism`:
+    ``sdk``, the default, ``wire`` or ``hostile``); a mutation is drawn on a base
+    stream of that level."""
+    check_level(realism)
     if contract not in _LABEL_TABLES:
         raise ValueError(f"unknown contract {contract!r}; known: {', '.join(CONTRACTS)}")
     if family not in families(contract, strict=True):
@@ -410,7 +441,7 @@ def scenarios(contract: str, family: str, *, strict: bool = False,
     names = name_strategy(tool_names)
     parts: list[st.SearchStrategy[Scenario]] = []
     if family in VALID_FAMILIES and valid:
-        parts.append(_VALID[contract](family))
+        parts.append(_VALID[contract](family, realism))
     held = family_mutations(contract, family, strict=strict)
     if mutations is not None:
         stray = sorted(set(mutations) - set(held))
@@ -418,11 +449,11 @@ def scenarios(contract: str, family: str, *, strict: bool = False,
             raise ValueError(f"{contract} family {family!r} holds no mutation "
                              f"{', '.join(stray)} in this mode")
         held = [name for name in held if name in mutations]
-    parts += [_MUTATION[contract](name) for name in held]
+    parts += [_MUTATION[contract](name, realism) for name in held]
     if not parts:
         raise ValueError(f"{contract} family {family!r} holds no scenario with this "
                          "selection")
-    return with_tool_names(st.one_of(parts), names)
+    return with_tool_names(_at(st.one_of(parts), realism), names)
 
 
 # --------------------------------------------------------------------- the oracle

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from pcfuzz.strategies.call_mutation_labels import CALL_MUTATION_LABELS, call_mutation_labels
 from pcfuzz.strategies.hostile_arguments import bad_arguments
+from pcfuzz.strategies.realism import check_level
 from pcfuzz.strategies.tool_names import tool_names
 
 # The stable v1 Step discriminators, written down here independently of the parser.
@@ -358,6 +359,9 @@ class TurnModel:
     usage: dict[str, int] | None
     with_event_ids: bool
     revision: str = PINNED_REVISION
+    #: how realistic its rendering is (:mod:`.realism`): ``sdk`` renders one step at a
+    #: time
+    realism: str = "hostile"
 
     def function_calls(self) -> list[tuple[str, str, dict[str, Any]]]:
         return [(s.call_id, s.name, s.arguments) for s in self.steps if s.type == "function_call"]
@@ -385,10 +389,14 @@ def _split(draw: st.DrawFn, text: str) -> list[str]:
 
 
 @st.composite
-def function_call_steps(draw: st.DrawFn, index: int, call_id: str) -> StepModel:
-    """A function_call step: arguments as deltas cut anywhere, or complete at step.start."""
+def function_call_steps(draw: st.DrawFn, index: int, call_id: str,
+                        realism: str = "hostile") -> StepModel:
+    """A function_call step: arguments as deltas cut anywhere, or complete at step.start.
+    At realism ``wire`` and ``sdk`` the step.start always carries ``arguments`` and
+    every ``arguments_delta`` its ``arguments`` (google-genai 3.x requires both)."""
     arguments = draw(arguments_objects)
-    style = draw(st.sampled_from(["deltas", "initial_only", "deltas_no_initial"]))
+    style = draw(st.sampled_from(["deltas", "initial_only", "deltas_no_initial"]
+                                 if realism == "hostile" else ["deltas", "initial_only"]))
     fragments: list[str] = []
     if style != "initial_only":
         fragments = _split(draw, json.dumps(arguments, ensure_ascii=draw(st.booleans())))
@@ -400,7 +408,8 @@ def function_call_steps(draw: st.DrawFn, index: int, call_id: str) -> StepModel:
         arguments=arguments,
         fragments=fragments,
         initial_arguments=style != "deltas_no_initial",
-        absent_argument_deltas=draw(st.integers(0, 2)) if fragments else 0,
+        absent_argument_deltas=(draw(st.integers(0, 2)) if fragments and realism == "hostile"
+                                else 0),
     )
 
 
@@ -408,10 +417,14 @@ def function_call_steps(draw: st.DrawFn, index: int, call_id: str) -> StepModel:
 def turn_models(draw: st.DrawFn, *, min_calls: int = 0, max_steps: int = 6,
                 other_types: tuple[str, ...] | None = None,
                 revision: str = PINNED_REVISION,
-                allow_continuation: bool = True) -> TurnModel:
+                allow_continuation: bool = True, realism: str = "hostile") -> TurnModel:
     """A turn with steps of ``revision``'s types; status follows from the calls (or, in
     a revision that has one and unless ``allow_continuation`` is false, is sometimes a
-    continuation status: nothing released)."""
+    continuation status: nothing released). ``realism`` (:mod:`.realism`): ``wire``
+    gives every function_call's step.start and argument delta its ``arguments``;
+    ``sdk`` also numbers the steps 0, 1, 2 ... in stream order and renders them one
+    at a time."""
+    check_level(realism)
     n_calls = draw(st.integers(min_calls, max(min_calls, 3)))
     kinds = other_types if other_types is not None else tuple(
         t for t in V1_STEP_TYPES if t != "function_call"
@@ -422,12 +435,15 @@ def turn_models(draw: st.DrawFn, *, min_calls: int = 0, max_steps: int = 6,
     ids = draw(st.lists(opaque_ids, min_size=total, max_size=total, unique=True))
     steps: list[StepModel] = []
     for i in range(n_calls):
-        steps.append(draw(function_call_steps(indexes[i], ids[i])))
+        steps.append(draw(function_call_steps(indexes[i], ids[i], realism)))
     for i in range(n_calls, total):
         steps.append(StepModel(type=draw(st.sampled_from(kinds)), index=indexes[i],
                                call_id=ids[i], text=draw(st.text(max_size=10)),
                                revision=revision))
     steps = draw(st.permutations(steps))
+    if realism == "sdk":
+        for position, step in enumerate(steps):
+            step.index = position
     usage = draw(st.none() | st.fixed_dictionaries({}, optional={
         "total_input_tokens": st.integers(0, 10**6),
         "total_output_tokens": st.integers(0, 10**6),
@@ -444,6 +460,7 @@ def turn_models(draw: st.DrawFn, *, min_calls: int = 0, max_steps: int = 6,
         usage=usage,
         with_event_ids=draw(st.booleans()),
         revision=revision,
+        realism=realism,
     )
 
 
@@ -467,7 +484,7 @@ def rendered_streams(draw: st.DrawFn, /, model: TurnModel | None = None,
     start_order: list[StepModel] = []
     while any(queues):
         live = [q for q in queues if q]
-        q = draw(st.sampled_from(live))
+        q = live[0] if model.realism == "sdk" else draw(st.sampled_from(live))
         step, ev = q.pop(0)
         if ev["event_type"] == "step.start":
             start_order.append(step)

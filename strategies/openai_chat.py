@@ -21,7 +21,7 @@ from __future__ import annotations
 import copy
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from hypothesis import strategies as st
@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 from pcfuzz.contracts.errors import ContractError, ProtocolViolation, ProviderError, StreamTruncated
 from pcfuzz.strategies.call_mutation_labels import call_mutation_labels
 from pcfuzz.strategies.hostile_arguments import bad_arguments
+from pcfuzz.strategies.realism import check_level
 from pcfuzz.strategies.tool_names import tool_names
 
 DONE = "[DONE]"
@@ -280,7 +281,27 @@ def _text_atoms(draw: st.DrawFn, channel: str, value: Any) -> list[tuple[str, An
     return [(channel, piece) for piece in _split(draw, value, allow_null=True)]
 
 
-def _tool_atoms(draw: st.DrawFn, tool: ToolModel) -> list[tuple[str, Any]]:
+def _sdk_tool_atoms(draw: st.DrawFn, tool: ToolModel) -> list[tuple[str, Any]]:
+    """A call as the API streams it (realism ``sdk``): the first fragment carries the
+    index, id, type and the whole name with ``""`` or a first piece of the arguments;
+    every later fragment only the index and a further piece of the arguments."""
+    pieces: list[str] = [p for p in _split(draw, tool.arguments, allow_null=False)
+                         if isinstance(p, str) and p]
+    first_piece = ""
+    use_first: bool = draw(st.booleans())
+    if pieces and use_first:
+        first_piece = pieces.pop(0)
+    fragments: list[dict[str, Any]] = [
+        {"index": tool.index, "id": tool.call_id, "type": "function",
+         "function": {"name": tool.name, "arguments": first_piece}}]
+    fragments += [{"index": tool.index, "function": {"arguments": p}} for p in pieces]
+    return [(f"tool:{tool.index}", f) for f in fragments]
+
+
+def _tool_atoms(draw: st.DrawFn, tool: ToolModel, realism: str = "hostile",
+                ) -> list[tuple[str, Any]]:
+    if realism == "sdk":
+        return _sdk_tool_atoms(draw, tool)
     name_pieces = [p for p in _split(draw, tool.name, allow_null=False) if p is not None]
     arg_pieces = [p for p in _split(draw, tool.arguments, allow_null=True)]
     if all(p is None for p in arg_pieces):
@@ -331,17 +352,31 @@ UNKNOWN_DELTA_FIELDS: dict[str, tuple[str, ...]] = {"2026-07-21": ("audio",), "2
 @st.composite
 def rendered_streams(
     draw: st.DrawFn, model: CompletionModel | None = None, *, product: bool | None = True,
-    revision: str = PINNED_REVISION,
+    revision: str = PINNED_REVISION, realism: str = "hostile",
 ) -> RenderedStream:
-    """A model rendered into frames of ``revision``'s shapes, ending with ``[DONE]``."""
+    """A model rendered into frames of ``revision``'s shapes, ending with ``[DONE]``.
+
+    ``realism`` (:mod:`.realism`): ``hostile`` renders any fragmentation and envelope
+    this model knows; ``wire`` gives every chunk its whole envelope (``id``,
+    ``object``, ``created``, ``model``: the SDK's ``ChatCompletionChunk`` requires
+    them) and no ``reasoning_content`` channel (a field the SDK type does not
+    declare), so the model's response id is always set and its reasoning absent;
+    ``sdk`` also fragments each call as the API does (:func:`_sdk_tool_atoms`) and
+    numbers the calls 0, 1, 2 ... in order of their first fragment (the SDK's own
+    accumulator takes the index as a list position)."""
+    check_level(realism)
     if model is None:
         model = draw(completion_models(product=product))
+    if realism != "hostile":
+        model = replace(model, reasoning=ABSENT,
+                        response_id=model.response_id if model.response_id is not None
+                        else draw(ids))
     channels: list[list[tuple[str, Any]]] = [
         [("role", "assistant")] * draw(st.integers(1, 2)),
         _text_atoms(draw, "content", model.content),
         _text_atoms(draw, "reasoning_content", model.reasoning),
     ]
-    channels.extend(_tool_atoms(draw, t) for t in model.tools)
+    channels.extend(_tool_atoms(draw, t, realism) for t in model.tools)
     if model.finish_reason is not None:
         channels.append([("finish", model.finish_reason)] * draw(st.integers(1, 2)))
     channels.append([("empty", None)] * draw(st.integers(0, 2)))
@@ -356,6 +391,8 @@ def rendered_streams(
         pick = live[draw(st.integers(0, len(live) - 1))]
         atoms.append(channels[pick][positions[pick]])
         positions[pick] += 1
+    if realism == "sdk":
+        atoms, model = _numbered_in_order(atoms, model)
     # Group atoms into deltas; a frame never holds the same key twice.
     groups: list[list[tuple[str, Any]]] = []
     for atom in atoms:
@@ -386,6 +423,21 @@ def rendered_streams(
     if model.usage is not None:
         frames.append({"choices": [], "usage": copy.deepcopy(model.usage)})
         partial.append(state.message())
+    if realism != "hostile":
+        for frame in frames:  # the chunk envelope, on every chunk
+            frame.update({"id": model.response_id, "object": "chat.completion.chunk",
+                          "created": 1_700_000_000, "model": "fixture-model"})
+            if draw(st.integers(0, 5)) == 0:
+                frame["system_fingerprint"] = None
+            if model.usage is None and draw(st.integers(0, 5)) == 0:
+                frame["usage"] = None
+        if model.usage is not None:
+            for frame in frames[:-1]:
+                if "usage" not in frame and draw(st.integers(0, 5)) == 0:
+                    frame["usage"] = None
+        _null_delta_fields(draw, frames, revision)
+        frames.append(DONE)
+        return RenderedStream(model, frames, partial, progress)
     # Response ids: per frame present, null or absent; one frame carries it.
     carriers = [i for i in range(len(frames))]
     chosen = draw(st.sampled_from(carriers)) if model.response_id is not None else -1
@@ -405,13 +457,34 @@ def rendered_streams(
         for frame in frames[:-1]:
             if "usage" not in frame and draw(st.integers(0, 5)) == 0:
                 frame["usage"] = None
+    _null_delta_fields(draw, frames, revision)
+    frames.append(DONE)
+    return RenderedStream(model, frames, partial, progress)
+
+
+def _null_delta_fields(draw: st.DrawFn, frames: list[Any], revision: str) -> None:
     for null_field in NULL_DELTA_FIELDS[revision]:
         for frame in frames:
             choices = frame.get("choices")
             if choices and draw(st.integers(0, 3)) == 0:
                 choices[0]["delta"][null_field] = None
-    frames.append(DONE)
-    return RenderedStream(model, frames, partial, progress)
+
+
+def _numbered_in_order(atoms: list[tuple[str, Any]], model: CompletionModel,
+                       ) -> tuple[list[tuple[str, Any]], CompletionModel]:
+    """The calls renumbered 0, 1, 2 ... in order of their first fragment."""
+    order: dict[int, int] = {}
+    for kind, value in atoms:
+        if kind.startswith("tool:"):
+            order.setdefault(value["index"], len(order))
+    out: list[tuple[str, Any]] = []
+    for kind, value in atoms:
+        if kind.startswith("tool:"):
+            value = {**value, "index": order[value["index"]]}
+            kind = f"tool:{value['index']}"
+        out.append((kind, value))
+    tools = tuple(replace(t, index=order[t.index]) for t in model.tools)
+    return out, replace(model, tools=tools)
 
 
 class _PartialState:
@@ -620,6 +693,7 @@ def mutated_streams(
     kinds: tuple[str, ...] = tuple(MUTATIONS),
     models: st.SearchStrategy[CompletionModel] | None = None,
     revision: str = PINNED_REVISION,
+    realism: str = "hostile",
 ) -> tuple[str, list[Any], type[ContractError] | None]:
     """A valid stream of ``revision`` with one mutation: ``(mutation, frames, expected
     error class)``; the class is ``None`` for the :data:`WITHHELD` mutations (the turn
@@ -627,11 +701,13 @@ def mutated_streams(
 
     ``models``: the completions to mutate (default: any with a product); the
     conformance kit passes executable ones, so every example can catch a parser
-    that releases what it should not.
+    that releases what it should not. ``realism``: the level of the stream the
+    mutation is drawn on (:func:`rendered_streams`).
     """
     kind = draw(st.sampled_from(kinds))
-    streams = (rendered_streams(revision=revision) if models is None else models.flatmap(
-        lambda m: rendered_streams(m, revision=revision)))
+    streams = (rendered_streams(revision=revision, realism=realism) if models is None
+               else models.flatmap(lambda m: rendered_streams(m, revision=revision,
+                                                              realism=realism)))
     rendered = draw(streams.filter(lambda r: _applicable(kind, r.frames, r.model)))
     frames = copy.deepcopy(rendered.frames)
     model = rendered.model

@@ -77,6 +77,7 @@ from pcfuzz.strategies.openai_responses_model import (
 from pcfuzz.strategies.openai_responses_model import (
     MUTATORS as MODEL_MUTATORS,
 )
+from pcfuzz.strategies.realism import check_level
 from pcfuzz.strategies.tool_names import tool_names
 
 __all__ = [
@@ -190,23 +191,31 @@ def turn_models(draw: st.DrawFn, *, min_calls: int = 0, max_items: int = 5) -> T
 
 @st.composite
 def valid_streams(draw: st.DrawFn, *, min_calls: int = 0, drift: bool = False,
-                  revision: str = PINNED_REVISION,
+                  revision: str = PINNED_REVISION, realism: str = "hostile",
                   ) -> tuple[TurnModel, list[dict[str, Any]]]:
-    """``(model, events)``: a model and one valid rendering of it at ``revision``."""
+    """``(model, events)``: a model and one valid rendering of it at ``revision``.
+
+    ``realism`` (:mod:`.realism`): every rendering validates against the openai types
+    already (``hostile`` and ``wire`` are the same here: items interleaved, sequence
+    numbers with gaps); ``sdk`` renders the API's order (``render(sequential=True)``:
+    one item at a time, ``output_item.added`` with the call id, the whole name and
+    ``arguments: ""``, then the argument deltas, then done; numbers 0, 1, 2 ...)."""
+    check_level(realism)
     model = draw(turn_models(min_calls=min_calls))
     rng = draw(st.randoms(use_true_random=False))
     return model, render(model, rng, in_progress=draw(st.booleans()), drift=drift,
-                         revision=revision)
+                         revision=revision, sequential=realism == "sdk")
 
 
 @st.composite
 def mutated_streams(draw: st.DrawFn, *, min_calls: int = 1, mutator: str | None = None,
-                    revision: str = PINNED_REVISION,
+                    revision: str = PINNED_REVISION, realism: str = "hostile",
                     ) -> tuple[TurnModel, Mutator, list[dict[str, Any]]]:
     """``(model, mutator, mutated events)``: the named mutator (any when ``None``)
-    applied to a valid stream of ``revision``; the ``none`` mutator when it does not
-    apply."""
-    model, events = draw(valid_streams(min_calls=min_calls, revision=revision))
+    applied to a valid stream of ``revision`` and ``realism``; the ``none`` mutator
+    when it does not apply."""
+    model, events = draw(valid_streams(min_calls=min_calls, revision=revision,
+                                       realism=realism))
     chosen = (MUTATORS_BY_NAME[mutator] if mutator is not None
               else draw(st.sampled_from(MUTATORS)))
     rng = draw(st.randoms(use_true_random=False))

@@ -167,12 +167,16 @@ def _item_events(item: ItemModel, index: int, revision: str = PINNED_REVISION,
 
 
 def render(model: TurnModel, rng: random.Random, *, in_progress: bool = True,
-           drift: bool = False, revision: str = PINNED_REVISION) -> list[dict[str, Any]]:
+           drift: bool = False, revision: str = PINNED_REVISION,
+           sequential: bool = False) -> list[dict[str, Any]]:
     """Render ``model`` into a valid event list of the shapes of ``revision``.
 
     Item sub-events interleave at random; ``output_item.added`` events keep output
     order. Sequence numbers start anywhere and grow with random gaps. With ``drift``,
     unknown top-level fields are added to some events (they must be tolerated).
+    With ``sequential`` (the conformance kit's ``sdk`` realism), the API's own order:
+    one item at a time, each item's events done before the next item is added, and
+    sequence numbers 0, 1, 2, ...
     """
     queues = [_item_events(item, index, revision) for index, item in enumerate(model.items)]
     positions = [0] * len(queues)
@@ -183,7 +187,7 @@ def render(model: TurnModel, rng: random.Random, *, in_progress: bool = True,
                  if positions[i] < len(queue) and (positions[i] > 0 or i == added)]
         if not ready:
             break
-        pick = rng.choice(ready)
+        pick = ready[0] if sequential else rng.choice(ready)
         if positions[pick] == 0:
             added += 1
         body.append(queues[pick][positions[pick]])
@@ -196,10 +200,10 @@ def render(model: TurnModel, rng: random.Random, *, in_progress: bool = True,
     events += body
     events.append({"type": COMPLETED, "response": response_object(
         model, "completed", [item.done_item() for item in model.items])})
-    seq = rng.randrange(0, 1000)
+    seq = 0 if sequential else rng.randrange(0, 1000)
     for event in events:
         event["sequence_number"] = seq
-        seq += rng.choice((1, 1, 1, 2, 3, 10, 997))
+        seq += 1 if sequential else rng.choice((1, 1, 1, 2, 3, 10, 997))
         if drift and rng.random() < 0.3:
             event[rng.choice(DRIFT_FIELD_NAMES)] = rng.choice(
                 ("resp-drift", None, 7, {"note": "x"}, ["a"]))

@@ -85,6 +85,24 @@ def test_the_budget_bounds_shrinking(tmp_path: Path) -> None:
     assert "shrinking stopped when the time was up: may not be minimal" in run.stdout
 
 
+def test_failures_reported_together_and_cut_by_the_budget_are_kept() -> None:
+    # hypothesis re-runs the distinct failures it shrank and raises them as one
+    # group; the budget can end during that re-run (a TimeUp in the group): each
+    # failure is still the kit's to report, not an internal error
+    from pcfuzz.conform import search
+
+    one, two = search._violation("cause-1")("a"), search._violation("cause-2")("b")
+    assert search.how_it_ended(one) == "found"
+    assert search.how_it_ended(BaseExceptionGroup("two", [one, two])) == "found"
+    assert search.how_it_ended(BaseExceptionGroup("two", [one, search.TimeUp()])) == "time"
+    nested = BaseExceptionGroup("outer", [BaseExceptionGroup("inner", [two, search.TimeUp()])])
+    assert search.how_it_ended(nested) == "time"
+    assert search.how_it_ended(BaseExceptionGroup("g", [one, KeyboardInterrupt()])) == (
+        "interrupted")
+    assert search.how_it_ended(BaseExceptionGroup("bug", [one, ValueError("x")])) is None
+    assert search.how_it_ended(ValueError("x")) is None
+
+
 def test_a_one_second_budget_runs_a_second_not_a_hundred_examples(tmp_path: Path) -> None:
     run, took = _conform_cli.run(tmp_path, "--contract", "openai-chat", "--adapter", OWN,
                                  "--budget", "1", "--json")

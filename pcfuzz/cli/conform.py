@@ -13,6 +13,7 @@ from typing import Any
 from pcfuzz.cli.common import add_command, count, require_harness, seconds
 from pcfuzz.conform.gate import check_gate
 from pcfuzz.conform.kit import (
+    DEFAULT_REALISM,
     DEFAULT_REGRESSIONS,
     DEFAULT_TIMEOUT_S,
     FORMS,
@@ -25,7 +26,7 @@ from pcfuzz.conform.kit import (
     conform,
     load_adapter,
 )
-from pcfuzz.conform.options import check_tool_names, plan_families
+from pcfuzz.conform.options import check_realism, check_tool_names, plan_families
 from pcfuzz.contracts.registry import NAMES
 from pcfuzz.database import describe, lost, open_database
 from pcfuzz.errors import EXIT_CLEAN, EXIT_FINDING, EXIT_INCOMPLETE, UsageError
@@ -83,6 +84,14 @@ mutations (as findings print them: family:mutation, or the mutation alone);
 declares that your integration runs calls only when the turn's own terminal
 asks for tools: what that gate stops is reported apart and does not fail the
 run. An async def adapter is awaited, on one event loop for the whole run.
+
+--realism sets how realistic the generated streams are: sdk (the default) only
+what the providers send (Chat: a call's first fragment carries its id, type and
+whole name, later ones only argument pieces); wire anything the official SDK
+types accept (names split over fragments, an id in a later fragment, arguments
+before the name); hostile this project's adversarial shapes (fields and values
+the SDK types do not declare, too). Mutations are drawn on streams of that
+level; a valid stream's finding names the level that produced it.
 
 The budget bounds the whole run, shrinking included: when it is spent the
 search stops and each finding is reported with the smallest stream found so far.
@@ -146,6 +155,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     names.add_argument("--hostile-names", action="store_true",
                        help="name calls with arbitrary Unicode (Chat Completions) instead "
                             "of identifiers: a hostile run")
+    p.add_argument("--realism", default=DEFAULT_REALISM, metavar="{sdk,wire,hostile}",
+                   help="how realistic the generated streams are: sdk, what the providers "
+                        "send (default); wire, anything the official SDK types accept; "
+                        "hostile, this project's adversarial shapes")
     p.add_argument("--gate", choices=GATES, default="none",
                    help="the check your integration applies after the adapter returns: "
                         "finish_reason (openai-chat: runs calls only when finish_reason is "
@@ -210,6 +223,7 @@ def _run(args: argparse.Namespace) -> int:
     # the options are checked before anything is imported or opened: a usage error
     # costs nothing
     check_tool_names(_tool_names(args))
+    check_realism(args.realism)
     check_gate(args.contract, args.gate)
     plan_families(args.contract, strict=args.strict, families=args.family,
                   mutations=args.mutation, exclude=args.exclude)
@@ -240,7 +254,7 @@ def _run(args: argparse.Namespace) -> int:
             adapter_name=args.adapter, seed=args.seed, adapter_timeout_s=args.adapter_timeout,
             reference=args.adapter, on_finding=show, database=database,
             form=args.adapter_form, tool_names=_tool_names(args), mutations=args.mutation,
-            exclude=args.exclude, gate=args.gate,
+            exclude=args.exclude, gate=args.gate, realism=args.realism,
             progress=lambda message: _write(sys.stderr, f"conform: {message}"),
         )
     finally:

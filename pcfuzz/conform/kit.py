@@ -36,16 +36,19 @@ from typing import Any
 from pcfuzz.conform.explain import explain
 from pcfuzz.conform.gate import GATES, check_gate
 from pcfuzz.conform.loader import Adapter, load_adapter
-from pcfuzz.conform.options import check_tool_names, plan_families
+from pcfuzz.conform.options import check_realism, check_tool_names, plan_families
 from pcfuzz.conform.regressions import REGRESSION_FORMAT, regression_scenarios, save_regression
 from pcfuzz.conform.report import FamilyResult, Finding, Replayed, Report
 from pcfuzz.conform.sandbox import DEFAULT_TIMEOUT_S, FORMS, Outcome, Sandbox
 from pcfuzz.conform.search import Hit, Search, TimeUp, sse_bytes, verdict, warm_up
 from pcfuzz.conform.validate import validate_adapter
 from pcfuzz.errors import UsageError
+from pcfuzz.strategies.realism import DEFAULT as DEFAULT_REALISM
+from pcfuzz.strategies.realism import LEVELS as REALISM_LEVELS
 
 __all__ = [
     "Adapter",
+    "DEFAULT_REALISM",
     "DEFAULT_REGRESSIONS",
     "DEFAULT_TIMEOUT_S",
     "FORMS",
@@ -56,6 +59,7 @@ __all__ = [
     "HEARTBEAT_S",
     "HYPOTHESIS_HOME",
     "INPUTS",
+    "REALISM_LEVELS",
     "REGRESSION_FORMAT",
     "Report",
     "Stopped",
@@ -153,7 +157,8 @@ def finding_for(hit: Hit, input: str, strict: bool, origin: str = "generated") -
                    why.label or scenario.label,
                    hit.problem, expected, hit.outcome.describe(), scenario.events, sse,
                    origin, rule=why.rule, unsafe_at=why.unsafe_at, diff=list(why.diff),
-                   fix=why.fix, key=why.key, output=hit.outcome.output, note=hit.note)
+                   fix=why.fix, key=why.key, output=hit.outcome.output, note=hit.note,
+                   realism=scenario.realism)
 
 
 def replay_regressions(adapter: Adapter, contract: str, root: Path | None, *,
@@ -195,19 +200,21 @@ def check_family(adapter: Adapter, contract: str, family: str, *, input: str = "
                  database: Any = None, form: str = "plain", tool_names: Any = None,
                  mutations: list[str] | None = None, exclude: list[str] | None = None,
                  gate: str = "none", gated: list[Any] | None = None,
+                 realism: str = DEFAULT_REALISM,
                  ) -> tuple[list[Finding], list[Replayed], int]:
     """One family for the pytest helper: the adapter checked on the golden stream,
     the family's saved regressions replayed, then its search (``max_examples``
     examples, or ``budget_s`` seconds, whichever ends first). Returns ``(findings,
     replayed regressions, examples)``; new findings are saved to ``regressions``.
-    ``database``, ``form``, ``tool_names``, ``mutations``, ``exclude``, ``gate``: as
-    for :func:`conform` (a family the filters leave empty runs no example); what the
-    gate stopped is appended to ``gated`` when given."""
+    ``database``, ``form``, ``tool_names``, ``mutations``, ``exclude``, ``gate``,
+    ``realism``: as for :func:`conform` (a family the filters leave empty runs no
+    example); what the gate stopped is appended to ``gated`` when given."""
     check_positive(budget_s, "the budget")
     check_positive(adapter_timeout_s, "the adapter timeout")
     check_database(database, seed)
     check_form(form)
     names = check_tool_names(tool_names)
+    check_realism(realism)
     check_gate(contract, gate)
     check_form_and_gate(form, gate)
     plan = plan_families(contract, strict=strict, families=None, mutations=mutations,
@@ -217,7 +224,7 @@ def check_family(adapter: Adapter, contract: str, family: str, *, input: str = "
         deadline = None if budget_s is None else start + budget_s
         validate_adapter(sandbox, contract, input, getattr(adapter, "__name__", "adapter"))
         search = Search(sandbox, contract, input, strict, database=database, plan=plan,
-                        tool_names=names, gate=gate)
+                        tool_names=names, gate=gate, realism=realism)
         replays: list[Replayed] = []
         findings: list[Finding] = []
         for path, scenario in regression_scenarios(regressions, contract):
@@ -266,7 +273,7 @@ def conform(adapter: Adapter, contract: str, *, input: str = "events", strict: b
             on_finding: Callable[[Finding], None] | None = None,
             database: Any = None, form: str = "plain", tool_names: Any = None,
             mutations: list[str] | None = None, exclude: list[str] | None = None,
-            gate: str = "none") -> Report:
+            gate: str = "none", realism: str = DEFAULT_REALISM) -> Report:
     """Check the adapter, replay saved regressions, then search every family.
 
     ``budget_s``: seconds for the whole run (start-up, regressions, searching and
@@ -300,6 +307,10 @@ def conform(adapter: Adapter, contract: str, *, input: str = "events", strict: b
     integration applies after the adapter returns (:mod:`pcfuzz.conform.gate`:
     ``finish_reason`` for openai-chat, ``stop_reason`` for anthropic-messages);
     what it stops is reported apart (``Report.gated``) and does not fail the run.
+    ``realism``: how realistic the generated streams are
+    (:mod:`pcfuzz.strategies.realism`): ``sdk`` (the default) only what the providers
+    send, ``wire`` anything that validates against the SDK types, ``hostile`` this
+    project's adversarial shapes; a mutation is drawn on a base stream of that level.
     """
     start = time.monotonic()
     from pcfuzz.strategies import conformance as kit
@@ -315,6 +326,7 @@ def conform(adapter: Adapter, contract: str, *, input: str = "events", strict: b
     if max_examples is not None and (type(max_examples) is not int or max_examples < 1):
         raise UsageError(f"max_examples must be a whole number above 0, got {max_examples!r}")
     names = check_tool_names(tool_names)
+    check_realism(realism)
     check_gate(contract, gate)
     check_form_and_gate(form, gate)
     plan = plan_families(contract, strict=strict, families=families, mutations=mutations,
@@ -333,11 +345,12 @@ def conform(adapter: Adapter, contract: str, *, input: str = "events", strict: b
                     tool_names=("identifiers" if names is None else names
                                 if isinstance(names, str) else ",".join(names)),
                     selection=" ".join([*(f"only {m}" for m in mutations or ()),
-                                        *(f"not {m}" for m in exclude or ())]))
+                                        *(f"not {m}" for m in exclude or ())]),
+                    realism=realism)
     sandbox = Sandbox(adapter, reference=reference, timeout_s=adapter_timeout_s,
                       isolation=isolation, form=form)
     search = Search(sandbox, contract, input, strict, say=say, database=database,
-                    plan=plan, tool_names=names, gate=gate)
+                    plan=plan, tool_names=names, gate=gate, realism=realism)
     reported: set[str] = set()
 
     def emit(finding: Finding) -> None:
@@ -364,7 +377,7 @@ def conform(adapter: Adapter, contract: str, *, input: str = "events", strict: b
         if replays:
             say(report.replay_lines()[0] + "".join(
                 f"\n  still failing: {r.path}: {r.rule}" for r in replays if not r.passing))
-        took = warm_up(contract, chosen[0], strict, plan[chosen[0]], names)
+        took = warm_up(contract, chosen[0], strict, plan[chosen[0]], names, realism)
         if took >= 1.0:
             say(f"hypothesis built its caches in {took:.1f}s (kept for later runs in this "
                 "directory)")

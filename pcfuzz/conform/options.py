@@ -1,6 +1,7 @@
 """The options that fit a conformance run to a real integration, checked up front:
-the tool names its calls carry, the mutations it runs or skips, and the gate the
-integration applies after the adapter returns (:mod:`pcfuzz.conform.gate`).
+the tool names its calls carry, how realistic its streams are, the mutations it runs
+or skips, and the gate the integration applies after the adapter returns
+(:mod:`pcfuzz.conform.gate`).
 
 Every check raises :class:`~pcfuzz.errors.UsageError` (exit status 2) with a one-line
 message; nothing here runs an adapter.
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 
 from pcfuzz.errors import UsageError
 
-__all__ = ["FamilyPlan", "check_tool_names", "plan_families"]
+__all__ = ["FamilyPlan", "check_realism", "check_tool_names", "plan_families"]
 
 #: What ``--tool-names`` accepts (the same rule as the strategies' default names).
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -45,6 +46,18 @@ def check_tool_names(names: Sequence[str] | str | None) -> tuple[str, ...] | str
             raise UsageError(f"tool name {name!r} is given twice")
         seen.add(name)
     return tuple(names)
+
+
+def check_realism(realism: object) -> str:
+    """``realism`` as a run takes it: one of the levels of
+    :mod:`pcfuzz.strategies.realism` (``sdk``, ``wire``, ``hostile``)."""
+    from pcfuzz.strategies.realism import LEVELS
+
+    if type(realism) is not str or realism not in LEVELS:
+        raise UsageError(f"realism {realism!r} is not a level; known: {', '.join(LEVELS)} "
+                         "(sdk: what the providers send, the default; wire: anything the "
+                         "SDK types accept; hostile: this project's adversarial shapes)")
+    return realism
 
 
 @dataclass(frozen=True)

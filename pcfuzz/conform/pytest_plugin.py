@@ -22,7 +22,9 @@ worker process under ``--pcfuzz-adapter-timeout`` (default 10 s) when it can be
 imported by name. ``--pcfuzz-database URL`` (a path or ``redis://host:port/db``,
 ``--pcfuzz-database-readonly`` for pull requests) shares hypothesis' failing examples
 between runners: each family replays what is saved there first; a shared server
-that stops answering fails the test as incomplete.
+that stops answering fails the test as incomplete. ``--pcfuzz-realism
+{sdk,wire,hostile}`` sets how realistic the generated streams are (default ``sdk``:
+what the providers send) for every test that does not pass ``realism=`` itself.
 
 The plugin itself only adds the ``--pcfuzz-*`` options: it imports nothing heavy
 and changes no test unless a module calls :func:`pcfuzz_conformance`.
@@ -61,6 +63,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "failing examples saved there are replayed first")
     group.addoption("--pcfuzz-database-readonly", action="store_true", default=False,
                     help="replay what the database holds, write nothing to it (pull requests)")
+    group.addoption("--pcfuzz-realism", default=None, metavar="{sdk,wire,hostile}",
+                    help="how realistic the generated streams are: sdk, what the providers "
+                         "send (default); wire, anything the official SDK types accept; "
+                         "hostile, this project's adversarial shapes")
 
 
 #: The session's example database (opened by the first conformance test that needs it).
@@ -133,6 +139,7 @@ def pcfuzz_conformance(
     mutations: list[str] | None = None,
     exclude: list[str] | None = None,
     gate: str = "none",
+    realism: str | None = None,
 ) -> Callable[..., None]:
     """A test function parametrized by scenario family; assign it to a ``test_*`` name.
 
@@ -146,11 +153,13 @@ def pcfuzz_conformance(
     An ``async def`` adapter is awaited. ``tool_names``, ``mutations``, ``exclude``
     and ``gate`` are those of :func:`pcfuzz.conform.kit.conform` (``pcfuzz conform
     --tool-names``, ``--mutation``, ``--exclude``, ``--gate``): what the gate stops
-    does not fail the test. A bad value raises ``ValueError`` when the module is collected.
+    does not fail the test. ``realism`` (``sdk``, ``wire``, ``hostile``; ``pcfuzz
+    conform --realism``): default ``--pcfuzz-realism``, else ``sdk``. A bad value
+    raises ``ValueError`` when the module is collected.
     """
     from pcfuzz.conform import kit
     from pcfuzz.conform.gate import check_gate
-    from pcfuzz.conform.options import check_tool_names, plan_families
+    from pcfuzz.conform.options import check_realism, check_tool_names, plan_families
     from pcfuzz.strategies import conformance
 
     if contract not in conformance.CONTRACTS:
@@ -163,6 +172,8 @@ def pcfuzz_conformance(
     chosen = families or conformance.families(contract, strict=True)
     try:
         check_tool_names(tool_names)
+        if realism is not None:
+            check_realism(realism)
         check_gate(contract, gate)
         kit.check_form_and_gate(form, gate)
         if mutations or exclude:  # only the families the filters leave anything in
@@ -193,7 +204,8 @@ def pcfuzz_conformance(
                 budget_s=_option(config, "pcfuzz_budget"), regressions=root,
                 adapter_timeout_s=timeout, database=None if shared is None else shared[0],
                 form=form, tool_names=tool_names, mutations=mutations, exclude=exclude,
-                gate=gate, gated=gated)
+                gate=gate, gated=gated,
+                realism=realism or _option(config, "pcfuzz_realism") or kit.DEFAULT_REALISM)
         except kit.UsageError as exc:
             pytest.fail(f"pcfuzz conformance cannot run: {exc}", pytrace=False)
         # the nightly's property plugin reads it (its report, the next night's costs)

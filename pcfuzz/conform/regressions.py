@@ -2,7 +2,8 @@
 run (the command, the pytest helper, the nightly), until the user deletes it.
 
 A regression file is data: the scenario (contract, family, mutation, label, what is
-expected, the turn's calls, the events) and the texts of the finding. It never names
+expected, the turn's calls, the events, the realism level that generated it) and the
+texts of the finding. It never names
 code: not the adapter, not a module, not where the adapter raised.
 """
 
@@ -48,7 +49,7 @@ def regression_scenarios(root: Path | None, contract: str) -> Iterator[tuple[Pat
     only (events, calls, expectations: nothing in it names code); a file that is not
     one is skipped, and one of this format that is malformed is a usage error naming
     the file (it would otherwise be a regression silently lost)."""
-    from pcfuzz.strategies.conformance import EXPECTATIONS, Scenario
+    from pcfuzz.strategies.conformance import EXPECTATIONS, REALISM_LEVELS, Scenario
 
     if root is None:
         return
@@ -68,9 +69,12 @@ def regression_scenarios(root: Path | None, contract: str) -> Iterator[tuple[Pat
                 and isinstance(data.get("events"), list)
                 and isinstance(data.get("calls"), list)
                 and all(isinstance(c, dict) for c in data["calls"])
-                and data.get("expect") in expected and data.get("strict_expect") in expected):
+                and data.get("expect") in expected and data.get("strict_expect") in expected
+                # absent in files saved before the levels: their streams were hostile
+                and data.get("realism", "hostile") in REALISM_LEVELS):
             raise UsageError(f"saved scenario {files.shown(path)} is malformed: it needs "
                              f"contract {contract!r}, family, mutation and label (strings), "
-                             "events and calls (lists) and known expectations; fix or "
+                             "events and calls (lists), known expectations and a known "
+                             "realism level (sdk, wire, hostile); fix or "
                              "delete it")
         yield path, Scenario.from_json(data)

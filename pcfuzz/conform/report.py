@@ -46,6 +46,8 @@ class Finding:
     note: str = ""
     #: other families and mutations whose streams failed for the same root cause
     also: dict[str, int] = field(default_factory=dict)
+    #: the realism level of the generator that produced the stream (sdk, wire, hostile)
+    realism: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -54,7 +56,7 @@ class Finding:
             "unsafe_at": self.unsafe_at, "expected": self.expected, "got": self.got,
             "diff": self.diff, "fix": self.fix, "key": self.key, "output": self.output,
             "note": self.note, "also": self.also, "events": self.events, "sse": self.sse,
-            "origin": self.origin, "saved": self.saved,
+            "origin": self.origin, "saved": self.saved, "realism": self.realism or None,
         }
 
     def headline(self) -> str:
@@ -64,8 +66,12 @@ class Finding:
 
     def text(self, number: int) -> str:
         origin = ", replayed regression" if self.origin == "regression" else ""
+        # a valid stream's failure may come from a shape only some levels generate
+        level = (f", realism {self.realism}" if self.realism
+                 and self.mutation in ("none", "calls_not_requested") else "")
         lines = [f"VIOLATION {number}: {self.rule or self.invariant}",
-                 f"  found by:  [{self.family}] {self.mutation} ({self.label}{origin})"]
+                 f"  found by:  [{self.family}] {self.mutation} "
+                 f"({self.label}{origin}{level})"]
         if self.unsafe_at:
             lines.append(f"  unsafe at: {self.unsafe_at}")
         lines += [f"  expected:  {self.expected}", f"  got:       {self.got}"]
@@ -169,6 +175,8 @@ class Report:
     tool_names: str = ""
     #: ``--mutation``/``--exclude`` as given ("" when not filtered)
     selection: str = ""
+    #: how realistic the generated streams were (``--realism``)
+    realism: str = ""
 
     @property
     def failed(self) -> bool:
@@ -197,6 +205,7 @@ class Report:
             ],
             "violations": [f.to_json() for f in self.findings],
             "tool_names": self.tool_names or None, "selection": self.selection or None,
+            "realism": self.realism or None,
             "gate": self.gate,
             "stopped_by_gate": [g.to_json() for g in self.gated],
         }
@@ -212,6 +221,8 @@ class Report:
             out.append(f"adapter called {self.isolation}")
         if self.database:
             out.append(f"example database: {self.database}")
+        if self.realism:
+            out.append(f"realism: {self.realism}")
         if self.tool_names:
             out.append(f"tool names: {self.tool_names}")
         if self.selection:

@@ -31,8 +31,8 @@ from pcfuzz.conform.report import Gated
 from pcfuzz.conform.sandbox import Outcome, Sandbox
 from pcfuzz.database import keyed
 
-__all__ = ["Hit", "Search", "TimeUp", "payload_for", "release_judgement", "sse_bytes",
-           "verdict", "warm_up"]
+__all__ = ["Hit", "Search", "TimeUp", "how_it_ended", "payload_for", "release_judgement",
+           "sse_bytes", "verdict", "warm_up"]
 
 #: A family stops calling an adapter that hung this many times (each costs the
 #: adapter timeout; the finding is made at the first).
@@ -43,16 +43,18 @@ MAX_TIMEOUTS = 2
 MAX_SHAPES_PER_SITE = 2
 
 
-def _selection(plan: FamilyPlan | None, tool_names: Any) -> dict[str, Any]:
-    """The keyword arguments of ``scenarios()`` for one family's plan and names."""
-    out: dict[str, Any] = {"tool_names": tool_names}
+def _selection(plan: FamilyPlan | None, tool_names: Any, realism: str = "sdk",
+               ) -> dict[str, Any]:
+    """The keyword arguments of ``scenarios()`` for one family's plan, names and
+    realism level."""
+    out: dict[str, Any] = {"tool_names": tool_names, "realism": realism}
     if plan is not None:
         out.update(valid=plan.valid, mutations=plan.mutations)
     return out
 
 
 def warm_up(contract: str, family: str, strict: bool, plan: FamilyPlan | None = None,
-            tool_names: Any = None) -> float:
+            tool_names: Any = None, realism: str = "sdk") -> float:
     """Draw one example of ``family`` without calling the adapter; returns the seconds
     it took.
 
@@ -69,7 +71,8 @@ def warm_up(contract: str, family: str, strict: bool, plan: FamilyPlan | None = 
 
     @settings(max_examples=1, database=None, deadline=None, phases=(Phase.generate,),
               suppress_health_check=list(HealthCheck))
-    @given(scenarios(contract, family, strict=strict, **_selection(plan, tool_names)))
+    @given(scenarios(contract, family, strict=strict,
+                     **_selection(plan, tool_names, realism)))
     def draw(scenario: Any) -> None:
         pass
 
@@ -270,6 +273,8 @@ class Search:
     tool_names: Any = None
     #: the integration's own gate after the adapter returns (:mod:`.gate`)
     gate: str = "none"
+    #: how realistic the generated streams are (``scenarios(realism=...)``)
+    realism: str = "sdk"
     #: examples the gate stopped, one record per root cause
     gated: dict[str, Gated] = field(default_factory=dict)
 
@@ -324,6 +329,8 @@ class Search:
         if self.tool_names is not None:
             parts.append("names=" + (self.tool_names if isinstance(self.tool_names, str)
                                      else ",".join(self.tool_names)))
+        if self.realism != "sdk":  # the default level keeps the key it had
+            parts.append(f"realism={self.realism}")
         if not parts:
             return ""
         return ":" + hashlib.sha256("|".join(parts).encode()).hexdigest()[:12]
@@ -428,7 +435,7 @@ class Search:
         why = ""
 
         plan = None if self.plan is None else self.plan.get(family)
-        selection = _selection(plan, self.tool_names)
+        selection = _selection(plan, self.tool_names, self.realism)
 
         @run_settings
         @given(scenarios(self.contract, family, strict=self.strict, **selection))
@@ -479,9 +486,21 @@ class Search:
             self._keep(hits)
             raise
         except BaseException as exc:  # noqa: BLE001 - hypothesis' end of a failing run
-            if not _ours(exc):
+            ending = how_it_ended(exc)
+            if ending is None:
                 raise
-            if type(exc).__name__ in ("Flaky", "FlakyFailure", "FlakyReplay"):
+            if ending == "interrupted":
+                # a Ctrl-C or SIGTERM inside hypothesis' group of failures: stop the run
+                for hit in hits.values():
+                    hit.note = "interrupted while shrinking: may not be minimal"
+                self._keep(hits)
+                raise next(e for e in _leaves(exc) if isinstance(e, KeyboardInterrupt)) from exc
+            if ending == "time":
+                # hypothesis re-ran its distinct failures to report them together (one
+                # exception group) and the time ran out during one: each failure found
+                # is kept in hits and reported on its own
+                why = "time"
+            if ending == "flaky":
                 for hit in hits.values():
                     hit.note = ("the adapter is not deterministic: the same stream gave "
                                 "different outcomes")
@@ -494,6 +513,37 @@ class Search:
     def _keep(self, hits: dict[str, Hit]) -> None:
         for key, hit in hits.items():
             self.known.setdefault(key, hit)
+
+
+def how_it_ended(exc: BaseException) -> str | None:
+    """What a hypothesis run of a family that raised ``exc`` means: ``found`` (one
+    violation, or hypothesis' group of several), ``flaky`` (its report that a
+    violation did not recur), ``time`` (the group or report holds a :class:`TimeUp`
+    besides violations: the time ran out while hypothesis re-ran a failure),
+    ``interrupted`` (it holds a ``KeyboardInterrupt``), or ``None``: anything else, a
+    bug that must propagate."""
+    leaves = _leaves(exc)
+    if any(isinstance(e, KeyboardInterrupt) for e in leaves):
+        return "interrupted"
+    if any(isinstance(e, TimeUp) for e in leaves):
+        return "time" if all(isinstance(e, TimeUp) or _ours(e) for e in leaves) else None
+    if not _ours(exc):
+        return None
+    return "flaky" if type(exc).__name__ in ("Flaky", "FlakyFailure", "FlakyReplay") else "found"
+
+
+def _leaves(exc: BaseException) -> list[BaseException]:
+    """The exceptions of a (possibly nested) exception group, or ``[exc]``."""
+    out: list[BaseException] = []
+    todo = [exc]
+    while todo:
+        current = todo.pop()
+        group = getattr(current, "exceptions", None)
+        if isinstance(group, tuple) and group:
+            todo.extend(e for e in group if isinstance(e, BaseException))
+        else:
+            out.append(current)
+    return out
 
 
 def _ours(exc: BaseException) -> bool:
