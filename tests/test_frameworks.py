@@ -18,6 +18,7 @@ The framework tests are skipped, with the reason, when the extra is missing.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -53,8 +54,19 @@ def sse(contract: str, lines: str) -> bytes:
     return render_api_events(contract, events)
 
 
+#: Pydantic AI gives a call that arrives without an id one of its own, random each run
+#: (``pyd_ai_`` and 32 hex digits): compared as that shape, not as its digits.
+_GENERATED_ID = re.compile(r"pyd_ai_[0-9a-f]{32}")
+
+
 def canonical(calls: list[dict[str, Any]]) -> list[str]:
-    return sorted(json.dumps(c, sort_keys=True) for c in calls)
+    def stable(call: dict[str, Any]) -> dict[str, Any]:
+        call_id = call.get("call_id")
+        if isinstance(call_id, str) and _GENERATED_ID.fullmatch(call_id):
+            return {**call, "call_id": "pyd_ai_<generated>"}
+        return call
+
+    return sorted(json.dumps(stable(c), sort_keys=True) for c in calls)
 
 
 # ----------------------------------------------------------------- without the extra
@@ -182,9 +194,23 @@ def test_the_minimal_stream_of_every_hazard_still_runs_its_calls(hazard: dict[st
     """Fails when a framework release changes what it does on the stream: update
     docs/frameworks.md (the finding may be fixed) and tests/framework_hazards.json."""
     data = render_api_events(hazard["contract"], hazard["events"])
-    calls = frameworks.adapter(hazard["framework"], hazard["contract"])(data)
-    assert calls, "nothing runs any more: the hazard looks fixed"
-    assert canonical(calls) == canonical(hazard["calls"])
+    adapter = frameworks.adapter(hazard["framework"], hazard["contract"])
+    if not hazard.get("varies"):
+        calls = adapter(data)
+        assert calls, "nothing runs any more: the hazard looks fixed"
+        assert canonical(calls) == canonical(hazard["calls"])
+        return
+    # The framework runs the turn's calls concurrently and one of them fails, so which
+    # of the others ran first varies from run to run (docs/frameworks.md says how
+    # often): every call that runs is one the page pins, and some replay runs one.
+    ran: list[str] = []
+    for _attempt in range(10):
+        try:
+            ran += canonical(adapter(data))
+        except Exception:  # the failing call stopped the run before any other ran
+            continue
+    assert ran, "nothing runs any more in 10 replays: the hazard looks fixed"
+    assert set(ran) <= set(canonical(hazard["calls"]))
 
 
 @pytest.mark.parametrize("contract", sorted(common.FINAL_TURNS))
