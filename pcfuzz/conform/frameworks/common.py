@@ -1,7 +1,7 @@
 """What the framework adapters share: the usage error when a framework is missing,
-the tool names a stream calls (to register them where a framework runs only
-registered tools), the follow-up turn an agent loop asks for after running tools,
-and the in-process HTTP handler that answers every request from bytes.
+the tool names every adapter registers (the kit's ``--tool-names``), the follow-up
+turn an agent loop asks for after running tools, and the in-process HTTP handler
+that answers every request from bytes.
 
 No framework is imported here: ``pcfuzz.conform.frameworks`` imports without them.
 """
@@ -11,9 +11,8 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
-import re
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from pcfuzz.errors import UsageError
@@ -23,12 +22,13 @@ __all__ = [
     "FAKE_KEY",
     "FINAL_TURNS",
     "INSTALL_HINT",
+    "TOOL_NAMES",
     "Replies",
     "arguments_of",
     "missing",
     "quiet",
+    "registered",
     "require",
-    "tool_names",
 ]
 
 INSTALL_HINT = "pip install 'pcfuzz[frameworks]'"
@@ -37,6 +37,14 @@ INSTALL_HINT = "pip install 'pcfuzz[frameworks]'"
 #: transport that answers from the scenario's bytes.
 BASE_URL = "http://pcfuzz.invalid/v1"
 FAKE_KEY = "sk-pcfuzz-offline"
+#: The tools every adapter registers (binds, declares), the same for every stream:
+#: run the kit with ``--tool-names lookup_order,lookup_customer`` so that every
+#: generated call names one of them and no adapter needs a first pass over the
+#: stream to learn its names. The golden wire turns call ``lookup_order`` (and
+#: Gemini's also ``lookup_customer``). A call naming any other tool never runs: the
+#: framework answers it with an error (LangChain's ``ToolNode``, Pydantic AI's
+#: retry prompt) and so does a LiteLLM caller's dispatch (see :func:`registered`).
+TOOL_NAMES = ("lookup_order", "lookup_customer")
 
 
 def missing(*distributions: str) -> list[str]:
@@ -65,70 +73,21 @@ def quiet(adapter: Callable[[bytes], list[dict[str, Any]]],
     return run
 
 
-def _data_objects(data: bytes) -> Iterator[Any]:
-    """Every ``data:`` line of the stream that is JSON, leniently (no validation)."""
-    # SSE lines end at CR, LF or CRLF only (str.splitlines would also split at
-    # U+0085, U+2028, ... inside a JSON string)
-    for line in re.split(r"\r\n|\r|\n", data.decode("utf-8", "replace")):
-        if line.startswith("data:"):
-            try:
-                yield json.loads(line[5:].strip())
-            except ValueError:
-                continue
+def registered(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The calls that name a registered tool (:data:`TOOL_NAMES`): what a caller that
+    dispatches by name executes; a call naming any other tool is answered with an
+    error instead, as LangChain's ``ToolNode`` does."""
+    return [call for call in calls if call.get("name") in TOOL_NAMES]
 
 
-def _names(value: Any, depth: int = 0) -> Iterator[str]:
-    if depth > 64:
-        return
-    if isinstance(value, dict):
-        name = value.get("name")
-        if isinstance(name, str):
-            yield name
-        for item in value.values():
-            yield from _names(item, depth + 1)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _names(item, depth + 1)
-
-
-def tool_names(data: bytes) -> list[str]:
-    """Every ``name`` the stream mentions, in order of appearance, once each (and a
-    Chat tool's name fragments joined per choice and tool index).
-
-    A framework that runs only the tools it was given (Pydantic AI) gets one tool
-    per name, so that an unknown name never decides the outcome; registering a name
-    the stream does not call is harmless."""
-    seen: dict[str, None] = {}
-    joined: dict[tuple[Any, Any], str] = {}  # Chat: a name may come in fragments
-    for obj in _data_objects(data):
-        for name in _names(obj):
-            seen.setdefault(name, None)
-        for key, fragment in _chat_name_fragments(obj):
-            joined[key] = joined.get(key, "") + fragment
-    for name in joined.values():
-        seen.setdefault(name, None)
-    return list(seen)
-
-
-def _chat_name_fragments(obj: Any) -> Iterator[tuple[tuple[Any, Any], str]]:
-    """``((choice index, tool index), name fragment)`` of a Chat chunk, leniently."""
-    choices = obj.get("choices") if isinstance(obj, dict) else None
-    for choice in choices if isinstance(choices, list) else []:
-        delta = choice.get("delta") if isinstance(choice, dict) else None
-        calls = delta.get("tool_calls") if isinstance(delta, dict) else None
-        for call in calls if isinstance(calls, list) else []:
-            function = call.get("function") if isinstance(call, dict) else None
-            name = function.get("name") if isinstance(function, dict) else None
-            if isinstance(name, str):
-                key = (repr(choice.get("index")), repr(call.get("index")))
-                yield key, name
-
-
-def arguments_of(text: Any) -> Any:
-    """A call's argument string as a caller decodes it (``json.loads``); a dict as is."""
-    if isinstance(text, str):
-        return json.loads(text)
-    return text
+def arguments_of(text: Any) -> dict[str, Any]:
+    """A call's argument string as a caller decodes it (``json.loads``), a dict as is.
+    Arguments that are not an object (``[]``, ``1``, ``null``) raise ``ValueError``:
+    the caller's ``tool(**arguments)`` would fail there, so nothing runs."""
+    value = json.loads(text) if isinstance(text, str) else text
+    if not isinstance(value, dict):
+        raise ValueError(f"tool arguments are JSON {type(value).__name__}, not an object")
+    return value
 
 
 def _chat_chunk(delta: dict[str, Any], finish: str | None) -> str:

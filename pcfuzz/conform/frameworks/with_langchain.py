@@ -4,8 +4,9 @@ Each adapter streams a chat model the way LangChain documents streaming tool
 calls: ``model.bind_tools(tools).stream(prompt)``, the ``AIMessageChunk``\\ s added
 up (``+``), calls = the sum's ``tool_calls`` (the parsed calls LangChain hands to a
 tool executor; ``invalid_tool_calls`` are not executed, nor is a call whose name is no
-bound tool: ``ToolNode`` answers it with an error message). The tools bound are one
-per name the stream mentions (``common.tool_names``). LangChain documents no
+bound tool: ``ToolNode`` answers it with an error message). The tools bound are
+``common.TOOL_NAMES``, the same for every stream (the kit's ``--tool-names``), each
+with a schema that accepts any object. LangChain documents no
 caller-side terminal check, so none is applied. The official SDK client underneath
 gets an in-process transport that answers with the scenario's bytes, a fake key and
 a ``base_url`` on a name that never resolves:
@@ -31,10 +32,11 @@ from pcfuzz.conform.frameworks.common import (
     BASE_URL,
     FAKE_KEY,
     FINAL_TURNS,
+    TOOL_NAMES,
     Replies,
     quiet,
+    registered,
     require,
-    tool_names,
 )
 
 __all__ = ["ADAPTERS", "anthropic_messages", "openai_chat", "openai_responses", "version"]
@@ -50,26 +52,23 @@ def version() -> str:
             f"{dist_version('langchain-anthropic')}")
 
 
-def _tools(data: bytes) -> list[dict[str, Any]]:
-    return [{"type": "function", "function": {
-        "name": name, "description": "pcfuzz",
-        "parameters": {"type": "object", "properties": {}, "additionalProperties": True}}}
-        for name in tool_names(data)]
+_TOOLS = [{"type": "function", "function": {
+    "name": name, "description": "pcfuzz",
+    "parameters": {"type": "object", "properties": {}, "additionalProperties": True}}}
+    for name in TOOL_NAMES]
 
 
-def _gathered_calls(model: Any, data: bytes) -> list[dict[str, Any]]:
-    tools = _tools(data)
-    runnable = model.bind_tools(tools) if tools else model
+def _gathered_calls(model: Any) -> list[dict[str, Any]]:
     gathered = None
-    for chunk in runnable.stream("pcfuzz"):
+    for chunk in model.bind_tools(_TOOLS).stream("pcfuzz"):
         gathered = chunk if gathered is None else gathered + chunk
     if gathered is None:
         return []
     # A call naming no bound tool is not executed: LangChain's tool executor
     # (``ToolNode``) answers it with an error message instead.
-    known = {tool["function"]["name"] for tool in tools}
-    return [{"call_id": call.get("id"), "name": call.get("name"), "arguments": call.get("args")}
-            for call in gathered.tool_calls if call.get("name") in known]
+    return registered([
+        {"call_id": call.get("id"), "name": call.get("name"), "arguments": call.get("args")}
+        for call in gathered.tool_calls])
 
 
 def _http(data: bytes, contract: str) -> Any:
@@ -88,7 +87,7 @@ def _openai(data: bytes, contract: str, responses: bool) -> list[dict[str, Any]]
                                    "http_client": http, "max_retries": 0,
                                    "use_responses_api": responses}
         model = ChatOpenAI(**options)
-        return _gathered_calls(model, data)
+        return _gathered_calls(model)
 
 
 @quiet
@@ -115,7 +114,7 @@ def anthropic_messages(data: bytes) -> list[dict[str, Any]]:
         # no http_client argument: the SDK client it would build is replaced
         model.__dict__["_client"] = anthropic.Anthropic(
             api_key=FAKE_KEY, base_url=base, http_client=http, max_retries=0)
-        return _gathered_calls(model, data)
+        return _gathered_calls(model)
 
 
 #: contract -> adapter.

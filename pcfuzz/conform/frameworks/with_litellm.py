@@ -23,7 +23,18 @@ The caller-side gate: LiteLLM returns OpenAI formats, so the adapters apply the
 gate OpenAI documents for them: Chat calls are executed only when the rebuilt
 choice's ``finish_reason`` is ``"tool_calls"``; Responses calls only from a
 ``response.completed`` event. Arguments are decoded with ``json.loads`` (a string
-that does not decode: the caller crashes, nothing runs).
+that does not decode, or decodes to no object: the caller crashes, nothing runs). The gate stays in the
+adapters, not in the kit's ``--gate``: it reads LiteLLM's *output* (the rebuilt
+``finish_reason``, which LiteLLM writes itself, for Anthropic from its own
+conversion), while ``--gate finish_reason`` reads the *stream's* field and the
+Anthropic adapter's stream has none (``--gate stop_reason`` would credit the
+caller with a check on Anthropic's field, which an OpenAI-format caller never sees).
+
+Tools: the adapters declare :data:`~pcfuzz.conform.frameworks.common.TOOL_NAMES`
+(``tools=`` on every request, each with a schema that accepts any object), and the
+caller dispatches by name: a call naming no declared tool is not executed
+(:func:`~pcfuzz.conform.frameworks.common.registered`), as LangChain's and Pydantic
+AI's executors refuse it.
 
 Gemini Interactions: ``litellm.interactions.create(stream=True)`` passes the events
 through one by one and assembles no call (the ``interaction.completed`` event
@@ -45,11 +56,12 @@ from pcfuzz.conform.frameworks.common import (
     BASE_URL,
     FAKE_KEY,
     FINAL_TURNS,
+    TOOL_NAMES,
     Replies,
     arguments_of,
     quiet,
+    registered,
     require,
-    tool_names,
 )
 
 __all__ = ["ADAPTERS", "anthropic_messages", "openai_chat", "openai_responses", "version"]
@@ -78,10 +90,11 @@ def version() -> str:
     return dist_version("litellm")
 
 
-def _chat_tools(data: bytes) -> list[dict[str, Any]]:
-    return [{"type": "function", "function": {
-        "name": name, "parameters": {"type": "object", "additionalProperties": True}}}
-        for name in tool_names(data)]
+_ANY_OBJECT = {"type": "object", "additionalProperties": True}
+_CHAT_TOOLS = [{"type": "function", "function": {"name": name, "parameters": _ANY_OBJECT}}
+               for name in TOOL_NAMES]
+_RESPONSES_TOOLS = [{"type": "function", "name": name, "parameters": _ANY_OBJECT}
+                    for name in TOOL_NAMES]
 
 
 def _httpx_handler(data: bytes, contract: str) -> Any:
@@ -100,11 +113,11 @@ def _chat_calls(litellm: Any, chunks: list[Any]) -> list[dict[str, Any]]:
     choice = built.choices[0]
     if choice.finish_reason != "tool_calls":
         return []
-    return [
+    return registered([
         {"call_id": call.id, "name": call.function.name,
          "arguments": arguments_of(call.function.arguments)}
         for call in choice.message.tool_calls or []
-    ]
+    ])
 
 
 @quiet
@@ -118,7 +131,7 @@ def openai_chat(data: bytes) -> list[dict[str, Any]]:
         client = openai.OpenAI(api_key=FAKE_KEY, base_url=BASE_URL, http_client=http,
                                max_retries=0)
         stream = litellm.completion(
-            model="openai/gpt-4o", messages=_PROMPT, tools=_chat_tools(data) or None,
+            model="openai/gpt-4o", messages=_PROMPT, tools=_CHAT_TOOLS,
             stream=True, client=client, api_key=FAKE_KEY, api_base=BASE_URL, num_retries=0)
         chunks = list(stream)
     return _chat_calls(litellm, chunks)
@@ -131,7 +144,7 @@ def anthropic_messages(data: bytes) -> list[dict[str, Any]]:
     try:
         stream = litellm.completion(
             model="anthropic/claude-sonnet-4-5", messages=_PROMPT,
-            tools=_chat_tools(data) or None, stream=True, client=handler, api_key=FAKE_KEY,
+            tools=_CHAT_TOOLS, stream=True, client=handler, api_key=FAKE_KEY,
             api_base=BASE_URL.removesuffix("/v1"), num_retries=0)
         chunks = list(stream)
     finally:
@@ -143,12 +156,9 @@ def anthropic_messages(data: bytes) -> list[dict[str, Any]]:
 def openai_responses(data: bytes) -> list[dict[str, Any]]:
     litellm = _litellm()
     handler = _httpx_handler(data, "openai-responses")
-    tools = [{"type": "function", "name": name,
-              "parameters": {"type": "object", "additionalProperties": True}}
-             for name in tool_names(data)]
     try:
         stream = litellm.responses(
-            model="openai/gpt-4o", input="pcfuzz", tools=tools or None, stream=True,
+            model="openai/gpt-4o", input="pcfuzz", tools=_RESPONSES_TOOLS, stream=True,
             client=handler, api_key=FAKE_KEY, api_base=BASE_URL, num_retries=0)
         completed = None
         for event in stream:
@@ -158,11 +168,11 @@ def openai_responses(data: bytes) -> list[dict[str, Any]]:
         handler.client.close()
     if completed is None:
         raise RuntimeError("the stream ended without response.completed")
-    return [
+    return registered([
         {"call_id": item.call_id, "name": item.name, "arguments": arguments_of(item.arguments)}
         for item in completed.response.output
         if getattr(item, "type", None) == "function_call"
-    ]
+    ])
 
 
 #: contract -> adapter.

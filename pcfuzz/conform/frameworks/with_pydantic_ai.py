@@ -6,10 +6,12 @@ streams again. Each adapter runs such an agent with ``run_stream_events`` (the
 documented way to stream a run with its tool calls) and returns what the tool
 functions were actually called with: the calls Pydantic AI executed.
 
-* Tools: one per name the stream mentions (``common.tool_names``), registered with
-  ``Tool.from_schema`` and a schema that allows any object, so neither an unknown
-  name nor a schema decides the outcome. Each records
-  ``(ctx.tool_call_id, name, kwargs)`` and returns ``"ok"``.
+* Tools: ``common.TOOL_NAMES``, the same for every stream (the kit's
+  ``--tool-names``), registered with ``Tool.from_schema`` and a schema that allows
+  any object, so that no schema decides the outcome. Each records
+  ``(ctx.tool_call_id, name, kwargs)`` and returns ``"ok"``. A call naming another
+  tool is not run: the agent answers it with a retry prompt (the in-process server
+  then ends the run with its "done" turn).
 * The model: the official SDK client with an in-process transport that answers the
   first request with the scenario's bytes and every later one with a turn that
   only says "done" (``common.FINAL_TURNS``), a fake key and a ``base_url`` on a
@@ -38,10 +40,10 @@ from pcfuzz.conform.frameworks.common import (
     BASE_URL,
     FAKE_KEY,
     FINAL_TURNS,
+    TOOL_NAMES,
     Replies,
     quiet,
     require,
-    tool_names,
 )
 
 __all__ = ["ADAPTERS", "anthropic_messages", "openai_chat", "openai_responses", "version"]
@@ -56,7 +58,7 @@ def version() -> str:
     return f"pydantic-ai-slim {dist_version('pydantic-ai-slim')}"
 
 
-def _recording_tools(data: bytes, executed: list[dict[str, Any]]) -> list[Any]:
+def _recording_tools(executed: list[dict[str, Any]]) -> list[Any]:
     from pydantic_ai import RunContext, Tool
 
     def tool(name: str) -> Any:
@@ -68,13 +70,13 @@ def _recording_tools(data: bytes, executed: list[dict[str, Any]]) -> list[Any]:
         return Tool.from_schema(run, name=name, description="pcfuzz",
                                 json_schema=_ANY_OBJECT, takes_ctx=True)
 
-    return [tool(name) for name in tool_names(data)]
+    return [tool(name) for name in TOOL_NAMES]
 
 
-async def _run(model: Any, data: bytes, executed: list[dict[str, Any]]) -> None:
+async def _run(model: Any, executed: list[dict[str, Any]]) -> None:
     from pydantic_ai import Agent
 
-    agent = Agent(model, tools=_recording_tools(data, executed))
+    agent = Agent(model, tools=_recording_tools(executed))
     async with agent.run_stream_events("pcfuzz") as events:
         async for _event in events:
             pass
@@ -89,7 +91,7 @@ def _execute(make_model: Any, data: bytes, contract: str) -> list[dict[str, Any]
 
     async def main() -> None:
         async with httpx2.AsyncClient(transport=httpx2.MockTransport(replies)) as http:
-            await _run(make_model(http), data, executed)
+            await _run(make_model(http), executed)
 
     try:
         asyncio.run(main())
