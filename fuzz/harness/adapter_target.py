@@ -31,17 +31,9 @@ oracle; a failure raises ``RuntimeError`` (a crash libFuzzer keeps):
   (``SystemExit``, ``KeyboardInterrupt``): raising an ``Exception`` is how it
   rejects a stream.
 
-The release form (``CONTRACT:release=...``, ``form="release"``): the adapter is
-``adapter(stream, release, continuation)`` as in ``pcfuzz conform --adapter-form
-release``; ``stream`` hands out one item at a time (the decoded events, or the input
-cut before each event's first line, so item ``k`` ends with event ``k``), and every
-``release(call)`` counts as that call run, whatever the adapter does afterwards. A
-failure is also a release of something that is not a call, a release before the
-terminal event was delivered (``pcfuzz.conform.timing``), and a follow-up request
-that does not carry exactly one result per released call
-(``pcfuzz.conform.followup``). Bytes that do not decode into events are skipped in
-this form, as for an events adapter. An ``async def`` adapter is awaited on one event
-loop per target process.
+An ``async def`` adapter is awaited on one event loop per target process. The
+release form (``CONTRACT:release=...``) has its own target,
+``pcfuzz.conform.release_target``, built on this one's checks.
 
 A hang is libFuzzer's own timeout (the target's ``.options``). The contract is
 this project's fail-closed policy (docs/conformance.md, "In the nightly"): an
@@ -57,7 +49,7 @@ import importlib.util
 import inspect
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -66,7 +58,8 @@ from pcfuzz.contracts.sse import decode_sse
 from pcfuzz.contracts.wire import sse_to_events
 from pcfuzz.fuzz.harness.verdict import check_bytes
 
-__all__ = ["import_adapter", "make_adapter_target"]
+__all__ = ["awaited", "check_released", "escaped", "import_adapter",
+           "make_adapter_target", "released_calls"]
 
 
 def import_adapter(spec: str, *, instrumented: bool = False) -> Callable[[Any], Any]:
@@ -104,7 +97,7 @@ def import_adapter(spec: str, *, instrumented: bool = False) -> Callable[[Any], 
     return adapter
 
 
-def _calls(value: Any) -> list[dict[str, Any]]:
+def released_calls(value: Any) -> list[dict[str, Any]]:
     """The adapter's calls, each as its canonical JSON text for comparison (``True`` is
     not ``1``); ``RuntimeError`` when the value is not a list of calls."""
     if not isinstance(value, (list, tuple)):
@@ -125,7 +118,7 @@ def _key(call: dict[str, Any]) -> str:
                       ensure_ascii=True)
 
 
-def _awaited(value: Any, loops: list[Any]) -> Any:
+def awaited(value: Any, loops: list[Any]) -> Any:
     """``value``, or what it resolves to when it is a coroutine (an ``async def``
     adapter), run on the target's one event loop (made on first use)."""
     if not inspect.iscoroutine(value):
@@ -137,85 +130,40 @@ def _awaited(value: Any, loops: list[Any]) -> Any:
     return loops[0].run_until_complete(value)
 
 
-def _frames(data: bytes, events: list[Any]) -> list[bytes]:
-    """The input cut before each event's first line (``byte_offset``), so that the
-    first ``k`` items delivered hold exactly the first ``k`` events; bytes after the
-    last event stay with it. Their concatenation is ``data``."""
-    cuts = [0, *(e.byte_offset for e in events[1:]), len(data)]
-    return [data[a:b] for a, b in zip(cuts, cuts[1:], strict=False)] if events else [data]
-
-
-class _Hooks:
-    """The release form's stream, ``release`` and ``continuation``: each release and
-    request is recorded with the number of items delivered when it happened."""
-
-    def __init__(self, items: list[Any]) -> None:
-        self.items = items
-        self.delivered = 0
-        self.releases: list[tuple[int, Any]] = []
-        self.requests: list[tuple[int, Any]] = []
-
-    def stream(self) -> Iterator[Any]:
-        while self.delivered < len(self.items):
-            self.delivered += 1
-            yield self.items[self.delivered - 1]
-
-    def release(self, call: Any) -> None:
-        if len(self.releases) <= MAX_RECORDS:
-            self.releases.append((self.delivered, call))
-
-    def continuation(self, request: Any) -> None:
-        if len(self.requests) <= MAX_RECORDS:
-            self.requests.append((self.delivered, request))
-
-
-#: Releases (and follow-up requests) recorded per input; one more is an error.
-MAX_RECORDS = 64
-
-
 def make_adapter_target(contract: str, adapter: Callable[..., Any], *,
-                        input: str = "events", form: str = "plain") -> Callable[[bytes], None]:
-    """The ``TestOneInput`` of ``adapter`` (see the module docstring)."""
+                        input: str = "events") -> Callable[[bytes], None]:
+    """The ``TestOneInput`` of ``adapter`` (see the module docstring); the release form's
+    is :func:`pcfuzz.conform.release_target.make_release_target`."""
     if input not in ("events", "sse"):
         raise ValueError(f"input must be 'events' or 'sse', got {input!r}")
-    if form not in ("plain", "release"):
-        raise ValueError(f"form must be 'plain' or 'release', got {form!r}")
     loops: list[Any] = []
 
     def test_one_input(data: bytes) -> None:
         payload: Any = data
-        sse: list[Any] = []
-        events: list[Any] = []
-        if input == "events" or form == "release":
+        if input == "events":
             try:
-                sse = decode_sse(data)
-                events = list(sse_to_events(contract, sse))
+                payload = list(sse_to_events(contract, decode_sse(data)))
             except ContractError:
                 return
-            if input == "events":
-                payload = events
-        hooks = None
         try:
-            if form == "release":
-                hooks = _Hooks(events if input == "events" else _frames(data, sse))
-                _awaited(adapter(hooks.stream(), hooks.release, hooks.continuation), loops)
-                value: Any = []
-            else:
-                value = _awaited(adapter(payload), loops)
+            value = awaited(adapter(payload), loops)
         except Exception:  # noqa: BLE001 - the adapter rejected the stream: safe
-            value = []  # (what it released before raising still ran)
-        except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt, ...
-            raise RuntimeError(f"the adapter raised {type(exc).__name__}, which is not an "
-                               "Exception (it would end the process serving the turn)") from exc
-        if hooks is not None:
-            _check_releases(contract, data, events, hooks)
             return
-        _check_calls(contract, data, _calls(value))
+        except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt, ...
+            raise escaped(exc) from exc
+        check_released(contract, data, released_calls(value))
 
     return test_one_input
 
 
-def _check_calls(contract: str, data: bytes, calls: list[dict[str, Any]]) -> Any:
+def escaped(exc: BaseException) -> RuntimeError:
+    """The crash for an adapter that raised ``exc``, a ``BaseException`` that is not an
+    ``Exception``."""
+    return RuntimeError(f"the adapter raised {type(exc).__name__}, which is not an "
+                        "Exception (it would end the process serving the turn)")
+
+
+def check_released(contract: str, data: bytes, calls: list[dict[str, Any]]) -> Any:
     """The contract's verdict on ``data``; ``RuntimeError`` when ``calls`` holds one it
     does not release."""
     if not calls:
@@ -231,31 +179,3 @@ def _check_calls(contract: str, data: bytes, calls: list[dict[str, Any]]) -> Any
         raise RuntimeError(f"the adapter released {len(extra)} call(s) the contract does "
                            f"not release ({why}): {json.dumps(extra)[:300]}")
     return verdict
-
-
-def _check_releases(contract: str, data: bytes, events: list[Any], hooks: _Hooks) -> None:
-    """The release form's oracle: each release is a call, released only once the
-    terminal event was delivered, one the contract releases; each follow-up request
-    carries exactly one result per released call."""
-    from pcfuzz.conform.followup import check_request
-    from pcfuzz.conform.timing import early_release
-
-    if len(hooks.releases) > MAX_RECORDS or len(hooks.requests) > MAX_RECORDS:
-        raise RuntimeError(f"the adapter released or requested more than {MAX_RECORDS} "
-                           "times for one turn")
-    calls = _calls([call for _, call in hooks.releases])
-    early = early_release(contract, events, [{"at": at, "call": call} for (at, _), call
-                                             in zip(hooks.releases, calls, strict=True)])
-    if early is not None:
-        raise RuntimeError(f"the adapter {early.text()}")
-    verdict = _check_calls(contract, data, calls)
-    named = frozenset(c["call_id"] for c in (verdict.calls if verdict is not None else []))
-    for _, request in hooks.requests:
-        try:
-            problem = check_request(contract, [c["call_id"] for c in calls], request, named)
-        except Exception as exc:  # noqa: BLE001 - a hostile object
-            raise RuntimeError(f"the adapter's follow-up request could not be read "
-                               f"({type(exc).__name__} raised)") from exc
-        if problem is not None:
-            raise RuntimeError(f"the adapter's follow-up request: {problem.check}: "
-                               f"{problem.text}"[:400])

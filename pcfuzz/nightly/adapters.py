@@ -184,6 +184,17 @@ def write_targets(adapters: list[AdapterSpec], layout: Layout, root: Path,
     return targets
 
 
+def _make_target(adapter: AdapterSpec) -> str:
+    """The generated target's ``TestOneInput`` line(s): the plain form's target, or the
+    release form's (``pcfuzz.conform.release_target``)."""
+    if adapter.form == "release":
+        return ("from pcfuzz.conform.release_target import make_release_target  # noqa: E402\n"
+                f"\nTestOneInput = make_release_target({adapter.contract!r}, ADAPTER, "
+                f"input={adapter.input!r})")
+    return (f"TestOneInput = make_adapter_target({adapter.contract!r}, ADAPTER, "
+            f"input={adapter.input!r})")
+
+
 def _target_source(adapter: AdapterSpec, root: Path) -> str:
     return f'''#!/usr/bin/env python3
 """Written by pcfuzz nightly for --adapter {adapter.declared()}: the byte-level
@@ -204,8 +215,7 @@ with instrument(*STREAM, *WIRE, *parser({adapter.contract!r})):
     from pcfuzz.fuzz.harness.adapter_target import import_adapter, make_adapter_target
 
 ADAPTER = import_adapter({adapter.function!r}, instrumented=True)
-TestOneInput = make_adapter_target({adapter.contract!r}, ADAPTER, input={adapter.input!r},
-                                  form={adapter.form!r})
+{_make_target(adapter)}
 
 
 def main() -> None:
