@@ -360,12 +360,14 @@ def _sdk(contract: str) -> Any:
 @pytest.mark.parametrize("contract", ["anthropic-messages", "openai-chat"])
 def test_sdk_accumulators_release_calls_of_truncated_streams(contract: str) -> None:
     # What the README reports: neither accumulator has a terminal gate of its own.
-    # 200 seeded examples, not a time budget (a 20 s budget missed it once on a
+    # 100 seeded examples, not a time budget (a 20 s budget missed it once on a
     # loaded machine). Anthropic's cut must fall between message_delta and
-    # message_stop: measured with seeds 0, 8 and 9, 100 examples missed it once (seed
-    # 0), 150 and 200 never; seeds 1-7 found it within 100. Chat: seeds 0-4 within 30.
+    # message_stop; the truncation mutation cuts exactly there one draw in four
+    # (before, 200 seeded examples missed it in a full-suite run, whose loaded
+    # modules change hypothesis' draws): seeds 0-7 found it within 30. Chat: seeds
+    # 0-4 within 30.
     report = runner.conform(_sdk(contract), contract, families=["truncation"],
-                              max_examples=200, seed=0)
+                              max_examples=100, seed=0)
     assert [f.family for f in report.findings] == ["truncation"], report.text()
     assert report.findings[0].got.startswith("returned")
 
