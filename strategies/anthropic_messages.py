@@ -712,8 +712,9 @@ def mutated_streams(
         # One draw in four cuts exactly message_stop off: the stream has said
         # stop_reason tool_use and every block is complete, the cut an accumulator
         # without a terminal gate releases from (uniform cuts reach it once in
-        # several hundred examples: hypothesis favours small integers).
-        cut = stop_at if draw(st.integers(0, 3)) == 0 else draw(st.integers(0, stop_at))
+        # several hundred examples: hypothesis favours small integers). The flag
+        # shrinks to the uniform cut, so a minimal stream stays the shortest one.
+        cut = stop_at if draw(st.integers(0, 3)) == 3 else draw(st.integers(0, stop_at))
         return Mutated(name, events[:cut], "StreamTruncated")
     if name == "error_event":
         at = draw(st.integers(0, len(events)))
