@@ -145,18 +145,22 @@ def test_startup_case_gives_seconds_beside_python_and_a_goal_per_row(
     records = runner.run(runner.Options(rounds=1, groups=("startup",)))
 
     assert {r.group for r in records} == {"startup"}
-    assert len({r.case for r in records}) == len(records) == 1 + 3 + 2 * len(targets)
+    assert len({r.case for r in records}) == len(records) == 1 + 3 + 4 * len(targets)
     baseline, *rows = records
     assert "python -c pass" in baseline.case and baseline.goal is None
     assert baseline.ratio is not None and baseline.ratio > 0 and baseline.met is None
     # Every measurement after the first row ran after its own python -c pass.
-    assert baseline.rounds == sum(r.rounds for r in rows if r.ratio is not None)
+    # (A CPU-time row comes from the same starts as the wall-time row before it.)
+    assert baseline.rounds == sum(r.rounds for r in rows
+                                  if r.ratio is not None and not r.case.endswith("CPU time"))
     goals = {"import pcfuzz.contracts": startup.IMPORT_GOAL,
              "pcfuzz --version": startup.VERSION_GOAL, "pcfuzz check": startup.CHECK_GOAL,
              "strict-json": startup.STARTUP_GOAL, "broken": startup.STARTUP_GOAL}
     for record in rows:
         assert [g for key, g in goals.items() if key in record.case] == [record.goal], record
-        assert record.better == "lower" and record.rate_unit == "x python -c pass"
+        cpu = record.case.endswith(", CPU time")
+        assert record.better == "lower" and record.rate_unit == (
+            "x wall / CPU" if cpu else "x python -c pass")
         if "broken" in record.case:
             assert record.ratio is None and record.met is None and "failed" in record.note
             continue
@@ -165,13 +169,18 @@ def test_startup_case_gives_seconds_beside_python_and_a_goal_per_row(
         assert 0 < record.ratio_min <= record.ratio <= record.ratio_max
         assert record.rounds == 1
         assert record.met is (record.ratio <= record.goal)
-    assert [r.case.rsplit(", ", 1)[1] for r in rows if "strict-json" in r.case] == [
-        "cold", "warm"]
+        if cpu:  # the same starts as the row before it: CPU time within their wall time
+            wall = rows[rows.index(record) - 1]
+            assert wall.case + ", CPU time" == record.case and wall.ratio is not None
+            assert record.ratio <= wall.ratio and record.rate is not None
+            assert record.rate >= 1.0
+    assert [r.case.split(": start to first execution, ", 1)[1] for r in rows
+            if "strict-json" in r.case] == ["cold", "cold, CPU time", "warm", "warm, CPU time"]
     printed = runner.table(records)
     assert f"{baseline.ratio:.2f} s" in printed and "<= 1.0" in printed
     # --quick: warm starts only.
     quick = runner.run(runner.Options(quick=True, rounds=1, groups=("startup",)))
-    assert [r.case for r in quick] == [r.case for r in records if not r.case.endswith("cold")]
+    assert [r.case for r in quick] == [r.case for r in records if ", cold" not in r.case]
 
 
 def test_byte_level_fuzz_targets_carry_the_throughput_goal(

@@ -197,12 +197,32 @@ def _fields(code: types.CodeType) -> tuple[Any, ...]:
             code.co_stacksize, code.co_linetable, code.co_exceptiontable, code.co_flags)
 
 
+def _per_instruction(one: Any, *, plain: bool = False) -> tuple[Any, ...]:
+    """What the replaced ``Instruction`` methods give for ``one`` (an exception's
+    type where they raise), with atheris's own methods if ``plain``."""
+    from atheris import instrument_bytecode
+
+    from pcfuzz.fuzz.harness import instrument
+
+    cls = instrument_bytecode.Instruction
+    results: list[Any] = []
+    for name in ("length", "size", "to_bytes", "get_stack_effect"):
+        method = instrument._PLAIN[name] if plain else cls.__dict__[name]
+        call = method.fget if isinstance(method, property) else method
+        try:
+            results.append(call(one))
+        except Exception as exc:  # noqa: BLE001 - the same failure both ways
+            results.append(type(exc))
+    return tuple(results)
+
+
 def test_the_patcher_speed_ups_leave_the_patched_code_unchanged(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Each function of a stream target's modules, traced once by atheris's
-    ``Instrumentor``, becomes the same code object with and without the speed-ups;
-    and ``Instruction`` equality and hashing stay identity."""
+    ``Instrumentor``, becomes the same code object with and without the speed-ups,
+    each replaced method gives the same on each of its instructions (and on every
+    argument width); and ``Instruction`` equality and hashing stay identity."""
     from atheris import instrument_bytecode
 
     from pcfuzz.fuzz.harness import instrument
@@ -231,7 +251,15 @@ def test_the_patcher_speed_ups_leave_the_patched_code_unchanged(
         fast = instrumentor.to_code()
         if _fields(fast) != _fields(slow):
             differ.append(code.co_qualname)
+        for one in instrumentor.instructions:  # each replaced method, one by one
+            if _per_instruction(one) != _per_instruction(one, plain=True):
+                differ.append(f"{code.co_qualname}: {one.mnemonic} {one.arg!r}")
     assert differ == []
+    sentinel = instrument_bytecode._UncalculatedArgSentinel
+    jump = instrument_bytecode._generate_instruction("JUMP_FORWARD", None)
+    for arg in (None, sentinel, 0, 0xFF, 0x100, 0xFFFF, 0x10000, 0xFFFFFF, 0x1000000):
+        jump.arg = arg
+        assert _per_instruction(jump) == _per_instruction(jump, plain=True), arg
 
     one = instrument_bytecode._generate_instruction("NOP", 0)
     other = instrument_bytecode._generate_instruction("NOP", 0)

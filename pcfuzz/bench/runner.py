@@ -473,6 +473,7 @@ def environment() -> str:
         f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs{bytecode}; medians of "
         "per-round ratios, baseline interleaved in the same process; scaling rows give "
         "the growth exponent, resources rows peak memory per input byte or thread CPU "
-        "time ratios, start-up rows seconds (rate: x python -c pass run just before), "
+        "time ratios, start-up rows seconds (rate: x python -c pass run just before; "
+        "CPU time rows: wall over CPU time of the same starts), "
         "fuzz rows exec/s ratios (higher is better)"
     )

@@ -20,11 +20,18 @@ before it, from which a reader judges the machine's load. Rows:
   starts with the work directory's cache, which ``pcfuzz fuzz`` and the nightly use,
   after one start that fills it if needed (every later start: a night's other
   campaigns, fork mode's jobs, merge and minimize; the fuzz case, run before this
-  one, fills it too). Goal 1 s for both.
+  one, fills it too). Cold is the median of three starts, each with a cache of its
+  own. Goal 1 s for both. Each comes with a second row from the same starts, the
+  process's CPU time (user and system, from ``wait4``; ``-runs=1`` ends it right
+  after its first input), under the same goal, its rate the wall time over the CPU
+  time: on a machine other jobs load, the wall row measures the load as much as the
+  start-up, the CPU row what the start-up itself costs. Both are printed; neither
+  replaces the other.
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import sys
@@ -82,8 +89,12 @@ def _printed(command: Sequence[str], env: dict[str, str], cwd: Path) -> float | 
         return None
 
 
-def _first_execution(command: Sequence[str], env: dict[str, str], cwd: Path) -> float | None:
-    """Seconds from start until libFuzzer reports its first input run (``INITED``)."""
+def _first_execution(command: Sequence[str], env: dict[str, str],
+                     cwd: Path) -> tuple[float, float] | None:
+    """Seconds from start until libFuzzer reports its first input run (``INITED``),
+    and the CPU seconds (user and system) the process used in all: with ``-runs=1``
+    it ends right after that input, so this is its start-up's own cost, which other
+    jobs on the machine do not inflate as they do the wall time."""
     start = time.perf_counter()
     proc = subprocess.Popen(list(command), env=env, cwd=cwd, stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
@@ -91,15 +102,19 @@ def _first_execution(command: Sequence[str], env: dict[str, str], cwd: Path) -> 
     watchdog = threading.Timer(_TIMEOUT, proc.kill)
     watchdog.start()
     seen: float | None = None
+    cpu = 0.0
     with proc:  # closes the stderr pipe, whatever happens while it is read
         try:
             for line in proc.stderr or ():
                 if seen is None and "INITED" in line:
                     seen = time.perf_counter() - start
-            proc.wait()
+            # wait4, not wait: the exit status and the process's CPU time in one call
+            _, status, usage = os.wait4(proc.pid, 0)
+            proc.returncode = os.waitstatus_to_exitcode(status)
+            cpu = usage.ru_utime + usage.ru_stime
         finally:
             watchdog.cancel()
-    return seen if proc.returncode == 0 else None
+    return (seen, cpu) if proc.returncode == 0 and seen is not None else None
 
 
 def _row(case: str, candidate: str, measure: Measure, python: Measure, rounds: int,
@@ -116,10 +131,15 @@ def _row(case: str, candidate: str, measure: Measure, python: Measure, rounds: i
         if base:
             baselines.append(base)
             ratios.append(figure / base)
-    if len(figures) < rounds:
+    return _record(case, candidate, figures, ratios, rounds, goal, note)
+
+
+def _record(case: str, candidate: str, figures: list[float], ratios: list[float],
+            rounds: int, goal: float | None, note: str, unit: str = f"x {BASELINE}") -> Record:
+    if len(figures) < rounds or not figures:
         return Record(case=case, group="startup", candidate=candidate, baseline=BASELINE,
                       ratio=None, ratio_min=None, ratio_max=None, rate=None,
-                      rate_unit=f"x {BASELINE}", goal=goal, better="lower", met=None,
+                      rate_unit=unit, goal=goal, better="lower", met=None,
                       rounds=len(figures), note="the command failed: no figure")
     figure = statistics.median(figures)
     return Record(
@@ -127,9 +147,37 @@ def _row(case: str, candidate: str, measure: Measure, python: Measure, rounds: i
         ratio=round(figure, 3), ratio_min=round(min(figures), 3),
         ratio_max=round(max(figures), 3),
         rate=round(statistics.median(ratios), 1) if ratios else None,
-        rate_unit=f"x {BASELINE}", goal=goal, better="lower",
+        rate_unit=unit, goal=goal, better="lower",
         met=verdict(figure, goal, "lower"), rounds=len(figures), note=note,
     )
+
+
+def _start_rows(case: str, candidate: str, start: Callable[[], tuple[float, float] | None],
+                python: Measure, rounds: int, note: str,
+                baselines: list[float]) -> list[Record]:
+    """Two rows from the same ``rounds`` starts, each after a ``python -c pass``: the
+    wall time to the first execution (rate: x ``python -c pass``) and the process's
+    CPU time (rate: wall over CPU, how much the machine's load stretched it)."""
+    walls: list[float] = []
+    cpus: list[float] = []
+    ratios: list[float] = []
+    stretch: list[float] = []
+    for _ in range(rounds):
+        base = python()
+        figure = start()
+        if figure is None:
+            break
+        wall, cpu = figure
+        walls.append(wall)
+        cpus.append(cpu)
+        if base:
+            baselines.append(base)
+            ratios.append(wall / base)
+        if cpu > 0:
+            stretch.append(wall / cpu)
+    return [_record(case, candidate, walls, ratios, rounds, STARTUP_GOAL, note),
+            _record(f"{case}, CPU time", candidate, cpus, stretch, rounds, STARTUP_GOAL,
+                    f"{note}; user and system CPU seconds of the process", "x wall / CPU")]
 
 
 def _pcfuzz() -> list[str]:
@@ -155,22 +203,28 @@ def _target_rows(target: Target, layout: Layout, scratch: Path, python: Measure,
     case = f"start-up {target.name}: start to first execution"
     records = []
     if not opts.quick:
-        # A cache of its own, empty: every module under test is patched.
-        cold = subprocess_env(layout, {INSTRUMENT_CACHE_VARIABLE: str(folder / "cache")})
-        records.append(_row(
-            f"{case}, cold", target.fuzzer, lambda: _first_execution(command, cold, folder),
-            python, 1, STARTUP_GOAL,
-            "empty instrumentation cache: the modules under test are patched", baselines))
+        colds = iter(range(1_000))
+
+        def cold() -> tuple[float, float] | None:
+            # A cache of its own, empty, for each start: every module under test is
+            # patched every time.
+            cache = folder / f"cache-{next(colds)}"
+            env = subprocess_env(layout, {INSTRUMENT_CACHE_VARIABLE: str(cache)})
+            return _first_execution(command, env, folder)
+
+        records += _start_rows(
+            f"{case}, cold", target.fuzzer, cold, python, opts.rounds or 3,
+            "empty instrumentation cache: the modules under test are patched", baselines)
     warm = subprocess_env(layout)
 
-    def start() -> float | None:
+    def start() -> tuple[float, float] | None:
         return _first_execution(command, warm, folder)
 
     filled = start()  # fills the work directory's cache if it lacks this target
-    records.append(_row(
+    records += _start_rows(
         f"{case}, warm", target.fuzzer, start if filled is not None else lambda: None,
-        python, opts.rounds or (1 if opts.quick else 5), STARTUP_GOAL,
-        "the work directory's instrumentation cache", baselines))
+        python, opts.rounds or (1 if opts.quick else 5),
+        "the work directory's instrumentation cache", baselines)
     return records
 
 
