@@ -40,6 +40,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from pcfuzz.bench import data
 from pcfuzz.bench.records import Options, Record, verdict
@@ -120,7 +121,19 @@ def _first_execution(command: Sequence[str], env: dict[str, str],
 def _row(case: str, candidate: str, measure: Measure, python: Measure, rounds: int,
          goal: float | None, note: str, baselines: list[float]) -> Record:
     """``rounds`` runs of ``measure``, each after a run of ``python -c pass``."""
-    figures: list[float] = []
+    figures, ratios = _measured(measure, python, rounds, baselines)
+    return _record(case, candidate, figures, ratios, rounds, goal, note)
+
+
+_M = TypeVar("_M", float, tuple[float, float])
+
+
+def _measured(measure: Callable[[], _M | None], python: Measure, rounds: int,
+              baselines: list[float]) -> tuple[list[_M], list[float]]:
+    """Up to ``rounds`` figures of ``measure``, each taken right after a
+    ``python -c pass`` (kept in ``baselines``), and each one's ratio to it (of its
+    first item, a wall time, where a figure is a pair); stops at the first failure."""
+    figures: list[_M] = []
     ratios: list[float] = []
     for _ in range(rounds):
         base = python()
@@ -130,8 +143,8 @@ def _row(case: str, candidate: str, measure: Measure, python: Measure, rounds: i
         figures.append(figure)
         if base:
             baselines.append(base)
-            ratios.append(figure / base)
-    return _record(case, candidate, figures, ratios, rounds, goal, note)
+            ratios.append((figure[0] if isinstance(figure, tuple) else figure) / base)
+    return figures, ratios
 
 
 def _record(case: str, candidate: str, figures: list[float], ratios: list[float],
@@ -158,23 +171,10 @@ def _start_rows(case: str, candidate: str, start: Callable[[], tuple[float, floa
     """Two rows from the same ``rounds`` starts, each after a ``python -c pass``: the
     wall time to the first execution (rate: x ``python -c pass``) and the process's
     CPU time (rate: wall over CPU, how much the machine's load stretched it)."""
-    walls: list[float] = []
-    cpus: list[float] = []
-    ratios: list[float] = []
-    stretch: list[float] = []
-    for _ in range(rounds):
-        base = python()
-        figure = start()
-        if figure is None:
-            break
-        wall, cpu = figure
-        walls.append(wall)
-        cpus.append(cpu)
-        if base:
-            baselines.append(base)
-            ratios.append(wall / base)
-        if cpu > 0:
-            stretch.append(wall / cpu)
+    pairs, ratios = _measured(start, python, rounds, baselines)
+    walls = [wall for wall, _ in pairs]
+    cpus = [cpu for _, cpu in pairs]
+    stretch = [wall / cpu for wall, cpu in pairs if cpu > 0]
     return [_record(case, candidate, walls, ratios, rounds, STARTUP_GOAL, note),
             _record(f"{case}, CPU time", candidate, cpus, stretch, rounds, STARTUP_GOAL,
                     f"{note}; user and system CPU seconds of the process", "x wall / CPU")]
