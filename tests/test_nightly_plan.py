@@ -272,3 +272,72 @@ def test_the_property_run_keeps_the_users_conformance_tests(tmp_path: Path) -> N
     lines = [line for line in proc.stdout.splitlines() if "::" in line]
     assert sorted(line.split("::", 1)[1] for line in lines) == [
         "test_a_property", "test_gateway_chat[truncation]", "test_gateway_chat[valid]"]
+
+
+# ------------------------------------------- the property plugin's sizing, fake clock
+
+
+def _property_item(name: str, max_examples: int = 100_000) -> Any:
+    """A collected hypothesis test as the budget plugin sees it (nodeid, obj, cls)."""
+    from types import SimpleNamespace
+
+    from hypothesis import settings
+
+    @settings(max_examples=max_examples, database=None)
+    @given(st.integers())
+    def test(x: int) -> None:
+        pass
+
+    return SimpleNamespace(nodeid=f"props.py::{name}", obj=test, cls=None)
+
+
+def test_the_property_plugin_sizes_each_test_by_its_measured_cost_and_the_time_left(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The budget plugin's decisions from injected costs and a fake clock: each test's
+    examples are its share of the time left (split over the tests not yet run), less
+    its measured overhead, over its measured cost per example (defaults for a test
+    never measured); past the soft deadline every test gets the minimum until the hard
+    one; past the hard one a test is skipped with the reason. Machine speed plays no
+    part (the one real-time night is in tests/test_pcfuzz_cli.py)."""
+    from types import SimpleNamespace
+
+    from pcfuzz.nightly import pytest_budget as plugin
+
+    clock = [1_000_000.0]
+    monkeypatch.setattr(plugin, "time", SimpleNamespace(time=lambda: clock[0]))
+    monkeypatch.setattr(plugin, "_ceiling", lambda: 50_000)
+    monkeypatch.delenv("PCFUZZ_PROPERTY_MIN_EXAMPLES", raising=False)
+    monkeypatch.setattr(plugin, "_state", {
+        "deadline": clock[0] + 30.0, "hard": clock[0] + 60.0, "left": 3, "tests": {},
+        "ends": {}, "costs": {
+            "props.py::test_cheap": {"per_example_s": 0.001, "overhead_s": 0.1},
+            "props.py::test_slow": {"per_example_s": 0.2, "overhead_s": 0.1},
+        }})
+    items = {name: _property_item(name) for name in
+             ("test_cheap", "test_slow", "test_new", "test_late", "test_too_late")}
+
+    def planned(name: str) -> int:
+        plugin.pytest_runtest_setup(items[name])  # type: ignore[arg-type]
+        record = plugin._state["tests"][f"props.py::{name}"]
+        applied = items[name].obj._hypothesis_internal_use_settings.max_examples
+        assert applied == record["planned"], (applied, record)
+        return int(record["planned"])
+
+    # 30 s for 3 tests: a 10 s slice; (10 - 0.1) / 0.001
+    assert planned("test_cheap") == 9_900
+    # it stops starting examples half a slice past its own (the tests after it run)
+    assert plugin._state["ends"]["props.py::test_cheap"] == clock[0] + 15.0
+    clock[0] += 5.0  # 25 s left for 2 tests: a 12.5 s slice; (12.5 - 0.1) / 0.2
+    assert planned("test_slow") == 62
+    clock[0] += 5.0  # 20 s left for the last: never measured, 0.05 s an example, 0.3 s
+    assert planned("test_new") == int((20.0 - plugin.DEFAULT_OVERHEAD_S)
+                                      / plugin.DEFAULT_COST_S)
+    clock[0] += 21.0  # past the soft deadline, before the hard one: the minimum
+    assert planned("test_late") == 1
+    assert plugin._state["ends"]["props.py::test_late"] == plugin._state["hard"]
+    clock[0] += 30.0  # past the hard deadline: skipped, the reason recorded
+    with pytest.raises(pytest.skip.Exception, match="budget exhausted"):
+        plugin.pytest_runtest_setup(items["test_too_late"])  # type: ignore[arg-type]
+    assert plugin._state["tests"]["props.py::test_too_late"]["reason"] == (
+        "nightly property budget exhausted")

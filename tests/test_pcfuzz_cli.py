@@ -435,12 +435,21 @@ def test_a_generous_night_is_complete_within_its_budget_and_runs_every_property_
     assert {"fuzzing", "properties", "report"} <= set(phases)
     assert "mutants" not in phases  # off by default under 300 s
     props_info = summary["properties"]
-    # five properties of very different cost: each ran, none skipped, sized by cost
+    # five properties of very different cost: each ran, none skipped. How many
+    # examples each was given follows the machine: on a loaded one collection can run
+    # past the share the examples were sized for, and every test after that gets the
+    # minimum, one (the sizing itself is asserted from injected costs and a fake clock
+    # in tests/test_nightly_plan.py). The slow test never runs more examples than the
+    # cheap one before it, and fewer whenever the cheap one was sized (the slow one is
+    # stopped at the end of its slice).
     assert props_info["skipped"] == 0 and props_info["skipped_tests"] == [], props_info
     assert props_info["passed"] == 6, props_info
     table = {row["name"].rsplit("::", 1)[-1]: row for row in props_info["table"]}
     assert all(row["examples"] >= 1 for row in table.values()), table
-    assert table["test_cheap"]["examples"] > table["test_slow"]["examples"], table
+    cheap, slow = table["test_cheap"], table["test_slow"]
+    assert cheap["examples"] >= slow["examples"], table
+    if cheap["planned"] > 1:
+        assert cheap["examples"] > slow["examples"], table
     assert "parity" in " ".join(table["test_cheap"]["events"]), table["test_cheap"]
     assert all(t["executions"] > 0 for t in summary["targets"])
     md = (report / "summary.md").read_text()
