@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import queue
 import signal
 import subprocess
@@ -211,3 +212,26 @@ def test_a_run_stopped_before_it_found_anything_is_incomplete(tmp_path: Path) ->
     assert code == 3, out
     assert "no violations in " in out and "INCOMPLETE: stopped by SIGINT (Ctrl-C)" in out
     assert ended < SLACK_S, ended
+
+
+def test_an_interrupt_inside_an_exec_of_a_string_ends_with_the_status_pcfuzz_chose(
+    tmp_path: Path,
+) -> None:
+    """``python -m pcfuzz`` ends with the status it reports for Ctrl-C (130 here: the
+    interrupt came while the adapter was imported, before the run), not killed by
+    SIGINT. CPython marks an interrupt that leaves an ``exec``/``eval`` of a string as
+    unhandled even when it is caught later (dataclasses and namedtuples define their
+    methods that way, so an import at the wrong moment is enough), and ``python -m``
+    then ends by SIGINT whatever status the program raised: a random-seed full run saw
+    a kit run report "stopped by SIGINT" and still end by the signal."""
+    (tmp_path / "_interrupt_in_exec.py").write_text(
+        "import os\nimport signal\n\n"
+        "exec('os.kill(os.getpid(), signal.SIGINT)\\nfor _ in range(10 ** 8): pass')\n\n\n"
+        "def adapter(events):\n    return []\n", encoding="utf-8")
+    env = _conform_cli.env()
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), env["PYTHONPATH"]])
+    proc = subprocess.run(command("--adapter", "_interrupt_in_exec:adapter", "--budget", "30"),
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+                          check=False)
+    assert proc.returncode == 130, (proc.returncode, proc.stdout, proc.stderr)
+    assert "pcfuzz conform: interrupted" in proc.stderr, proc.stderr
