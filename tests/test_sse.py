@@ -4,10 +4,10 @@ reference decoder (``strategies.sse``)."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
+from _cost import best_cpu_time
 from hypothesis import event, example, given
 from hypothesis import strategies as st
 
@@ -501,17 +501,6 @@ def test_only_contract_error_escapes_for_any_argument(value: object) -> None:
 # ------------------------------------------------------------------ linear time
 
 
-def _best(work: Any, rounds: int = 3) -> float:
-    """Best-of-``rounds`` thread CPU time (as tests/_cost.py: preemption on a shared
-    machine is no cost of the code)."""
-    best = float("inf")
-    for _ in range(rounds):
-        start = time.thread_time()
-        work()
-        best = min(best, time.thread_time() - start)
-    return best
-
-
 def test_one_long_line_fed_in_small_pieces_costs_linear_work() -> None:
     # Baseline in the same run: the same bytes in the same 16-byte feeds, but forming
     # short lines, so nothing can be re-scanned. A decoder that re-scans or re-joins
@@ -527,7 +516,9 @@ def test_one_long_line_fed_in_small_pieces_costs_linear_work() -> None:
         for chunk in chunks:
             feed(chunk)
 
-    ratio = _best(lambda: run(long_line), 2) / _best(lambda: run(short_lines), 2)
+    # thread CPU time (tests/_cost.py: preemption on a shared machine is no cost)
+    ratio = (best_cpu_time(lambda: run(long_line), 2)
+             / best_cpu_time(lambda: run(short_lines), 2))
     assert ratio < 5, f"one long line costs {ratio:.1f}x short lines: not linear"
 
 
