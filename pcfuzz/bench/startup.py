@@ -31,6 +31,7 @@ before it, from which a reader judges the machine's load. Rows:
 
 from __future__ import annotations
 
+import itertools
 import os
 import statistics
 import subprocess
@@ -170,7 +171,9 @@ def _start_rows(case: str, candidate: str, start: Callable[[], tuple[float, floa
                 baselines: list[float]) -> list[Record]:
     """Two rows from the same ``rounds`` starts, each after a ``python -c pass``: the
     wall time to the first execution (rate: x ``python -c pass``) and the process's
-    CPU time (rate: wall over CPU, how much the machine's load stretched it)."""
+    CPU time (rate: that wall time over the CPU time, how much the machine's load
+    stretched it; the CPU time also counts the process's exit, so on an idle machine
+    the rate can be just under 1)."""
     pairs, ratios = _measured(start, python, rounds, baselines)
     walls = [wall for wall, _ in pairs]
     cpus = [cpu for _, cpu in pairs]
@@ -203,7 +206,7 @@ def _target_rows(target: Target, layout: Layout, scratch: Path, python: Measure,
     case = f"start-up {target.name}: start to first execution"
     records = []
     if not opts.quick:
-        colds = iter(range(1_000))
+        colds = itertools.count()
 
         def cold() -> tuple[float, float] | None:
             # A cache of its own, empty, for each start: every module under test is
