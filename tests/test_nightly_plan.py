@@ -341,3 +341,22 @@ def test_the_property_plugin_sizes_each_test_by_its_measured_cost_and_the_time_l
         plugin.pytest_runtest_setup(items["test_too_late"])  # type: ignore[arg-type]
     assert plugin._state["tests"]["props.py::test_too_late"]["reason"] == (
         "nightly property budget exhausted")
+
+
+def test_a_property_test_is_matched_to_its_junit_case_in_a_class_too() -> None:
+    """The property table joins each JUnit case with the plugin's record by name: a
+    state machine's ``TestX::runTest`` (JUnit: classname ``tests.test_x.TestX``) was
+    not matched, so the table showed 0 examples for a state machine that ran them."""
+    import xml.etree.ElementTree as ET
+
+    from pcfuzz.nightly.properties import _node_name, _short
+
+    cases = {
+        "tests/test_x.py::test_y": ("tests.test_x", "test_y"),
+        "tests/test_x.py::TestX::runTest": ("tests.test_x.TestX", "runTest"),
+        "tests/sub/test_x.py::TestX::Inner::test_z": ("tests.sub.test_x.TestX.Inner", "test_z"),
+        "tests/test_x.py::test_y[a::b/c.py]": ("tests.test_x", "test_y[a::b/c.py]"),
+    }
+    for nodeid, (classname, name) in cases.items():
+        case = ET.Element("testcase", classname=classname, name=name)
+        assert _short(nodeid) == _node_name(case), nodeid

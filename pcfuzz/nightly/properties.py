@@ -92,10 +92,15 @@ def _node_name(case: ET.Element) -> str:
 
 
 def _short(nodeid: str) -> str:
-    """``tests/test_x.py::test_y`` and JUnit's ``tests.test_x::test_y`` alike."""
-    path, _, name = nodeid.partition("::")
-    path = path.removesuffix(".py").replace("/", ".")
-    return f"{path}::{name}"
+    """A pytest node id as :func:`_node_name` names its JUnit case:
+    ``tests/test_x.py::test_y`` as ``tests.test_x::test_y``, and a test in a class
+    (a hypothesis state machine's ``TestCase``), ``tests/test_x.py::TestX::runTest``,
+    as ``tests.test_x.TestX::runTest`` (JUnit puts the class in ``classname``). A
+    parameter id (``[...]``) is kept as it is, ``::`` inside it included."""
+    head, bracket, params = nodeid.partition("[")
+    *path, name = head.split("::")
+    path[0] = path[0].removesuffix(".py").replace("/", ".")
+    return f"{'.'.join(path)}::{name}{bracket}{params}"
 
 
 def run_properties(
