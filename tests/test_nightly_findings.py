@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -352,3 +353,90 @@ def test_a_cheap_tests_measured_cost_sizes_its_examples_the_next_night(tmp_path:
     assert abs(planned[1] - expected) <= 1, (planned, slices, cost)
     # and a test measured at a few milliseconds an example gets more than the default
     assert cost["per_example_s"] < 0.05 and planned[1] > planned[0], (planned, cost)
+
+
+GIVEN_AND_MACHINE = """\
+from hypothesis import given, settings, strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, rule
+
+
+@given(st.integers())
+def test_given(x):
+    assert int(str(x)) == x
+
+
+class Counter(RuleBasedStateMachine):
+    count = 0
+
+    @rule()
+    def step(self):
+        self.count += 1
+
+
+TestCounter = Counter.TestCase
+"""
+
+
+def test_a_property_result_without_the_record_of_its_run_makes_the_night_incomplete(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every property row's examples come from the plugin's record of the run, joined to
+    the JUnit result by name. Joined, a ``@given`` test and a state machine (a test in a
+    class) each show their examples and the night is complete; when the two sides name
+    a test differently (as the table did for every state machine before 9e0d3a4), its
+    examples are unknown, and the night says so and is incomplete, not green."""
+    from pcfuzz.engine.targets import Layout
+    from pcfuzz.nightly import properties
+    from pcfuzz.nightly.pipeline import NightlyOptions, run_nightly
+
+    props = tmp_path / "props"
+    props.mkdir()
+    (props / "test_two.py").write_text(GIVEN_AND_MACHINE, encoding="utf-8")
+    (tmp_path / "fuzz").mkdir()
+    (tmp_path / "work").mkdir()
+    # the plan knows this suite (two tests, a quick collection), not the project's own
+    from pcfuzz.nightly.plan import Costs
+
+    Costs(collect_s=3.0, tests=2, test_s=0.05, example_s=0.05).save(
+        tmp_path / "work" / "nightly_costs.json")
+
+    def night(name: str) -> tuple[int, dict[str, Any]]:
+        report = tmp_path / name
+        layout = Layout.from_options(str(tmp_path / "fuzz"), str(tmp_path / "regressions"),
+                                     str(tmp_path / "work"))
+        opts = NightlyOptions(budget_s=60, property_budget_s=50, report_dir=report,
+                              property_tests=[str(props)], minimize=False, coverage=False,
+                              hypothesis_db=str(tmp_path / "db"), mutants=False)
+        with open(os.devnull, "w") as sink:
+            status = run_nightly(layout, opts, stream=sink)
+        summary: dict[str, Any] = json.loads((report / "summary.json").read_text(encoding="utf-8"))
+        return status, summary
+
+    status, summary = night("joined")
+    p = summary["properties"]
+    assert p["unmatched"] == [], p
+    rows = {r["name"].rsplit("::", 1)[1]: r for r in p["table"]}
+    assert sorted(rows) == ["runTest", "test_given"], rows
+    assert all(r["property"] and r["examples"] >= 1 for r in rows.values()), rows
+    if p["skipped"] == 0:  # a loaded machine may skip a test by name (another reason)
+        assert status == 0 and summary["complete"], summary["incomplete_reasons"]
+
+    # the join as it was: the class left in the test's name, not in JUnit's classname
+    def old_short(nodeid: str) -> str:
+        path, _, rest = nodeid.partition("::")
+        return f"{path.removesuffix('.py').replace('/', '.')}::{rest}"
+
+    monkeypatch.setattr(properties, "_short", old_short)
+    status, summary = night("split")
+    p = summary["properties"]
+    if p["skipped"] == 0:
+        # both sides are named: the JUnit result without a record, the record without
+        # a result
+        assert sorted(p["unmatched"]) == ["test_two.TestCounter::runTest",
+                                          "test_two::TestCounter::runTest"], p
+        assert status == 3 and not summary["complete"], summary
+        assert any("could not be matched to the record of their run" in r
+                   for r in summary["incomplete_reasons"]), summary["incomplete_reasons"]
+        md = (tmp_path / "split" / "summary.md").read_text(encoding="utf-8")
+        assert md.startswith("# ") and "INCOMPLETE" in md.split("\n\n", 2)[1], md[:400]
+        assert "could not be matched" in md, md[:800]

@@ -217,13 +217,37 @@ def test_a_night_that_did_everything_is_complete_and_clean() -> None:
      "coverage: planned but not measured"),
     ({"mutants": {"planned_sample": 4, "total": 1, "status": "measured"}},
      "mutants: 1 of the 4 planned"),
-], ids=["target", "no-tests", "killed", "no-example", "coverage", "mutants"])
+    ({"properties": {"mode": "full", "exit_code": 0, "selected": 3, "tests": 3,
+                     "skipped_tests": [], "table": [
+                         {"name": "t_plain", "result": "passed", "property": False,
+                          "examples": 0},
+                         {"name": "t_given", "result": "passed", "property": True,
+                          "examples": 0}]}},
+     "1 property test(s) passed without running an example: t_given ("),
+    ({"properties": {"mode": "full", "exit_code": 0, "selected": 3, "tests": 3,
+                     "skipped_tests": [], "unmatched": ["tests.test_x::TestX::runTest"]}},
+     "1 test result(s) could not be matched to the record of their run, so their examples "
+     "are unknown: tests.test_x::TestX::runTest"),
+], ids=["target", "no-tests", "killed", "no-example", "coverage", "mutants", "silent-pass",
+        "unmatched"])
 def test_each_way_of_doing_less_is_a_named_reason_and_exit_3(change: dict[str, Any],
                                                             words: str) -> None:
     s = _summary(**change)
     reasons = incomplete_reasons(s, [])
     assert any(words in r for r in reasons), reasons
     assert exit_status(s, reasons) == EXIT_INCOMPLETE
+
+
+def test_a_plain_test_without_examples_and_property_tests_with_them_are_complete() -> None:
+    """A test that is not a hypothesis or kit test records no example, and that is no
+    reason; a property test's row with examples is none either."""
+    s = _summary(properties={
+        "mode": "full", "exit_code": 0, "selected": 2, "tests": 2, "skipped_tests": [],
+        "unmatched": [], "failed": 0, "errors": 0, "table": [
+            {"name": "t_plain", "result": "passed", "property": False, "examples": 0},
+            {"name": "t_given", "result": "passed", "property": True, "examples": 1},
+            {"name": "t_red", "result": "failed", "property": True, "examples": 0}]})
+    assert incomplete_reasons(s, []) == []
 
 
 def test_a_shortfall_of_the_plan_is_a_reason() -> None:

@@ -149,7 +149,7 @@ def merge_reports(dirs: list[Path], out: Path) -> dict[str, Any]:
     props: dict[str, Any] = dict(summaries[0]["properties"])
     for key in _COUNTS:
         props[key] = sum(int(s["properties"].get(key) or 0) for s in summaries)
-    for key in ("failures", "skipped_tests", "table"):
+    for key in ("failures", "skipped_tests", "unmatched", "table"):
         props[key] = [row for s in summaries for row in s["properties"].get(key) or []]
     selected = [s["properties"].get("selected") for s in summaries]
     props["selected"] = sum(selected) if all(type(n) is int for n in selected) else None

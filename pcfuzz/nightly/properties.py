@@ -146,6 +146,7 @@ def run_properties(
         "skipped": 0,
         "failures": [],
         "skipped_tests": [],
+        "unmatched": [],
         "table": [],
     }
     if mode == "off":
@@ -282,6 +283,8 @@ def run_properties(
             info["skipped_tests"].append({"name": name, "reason": reason[:200]})
         else:
             info["passed"] += 1
+            if not record:
+                info["unmatched"].append(name)
         info["table"].append(_table_row(name, result, record, case))
     # A test pytest never reached (the run was stopped) is skipped too, and named.
     for nodeid, record in records.items():
@@ -291,6 +294,12 @@ def run_properties(
             info["skipped"] += 1
             info["skipped_tests"].append({"name": name, "reason": record.get("reason", "")})
             info["table"].append(_table_row(name, "skipped", record, None))
+    # A run record whose test has no JUnit case under the same name: the two sides
+    # name the test differently, and its examples would show as none.
+    if cases:
+        info["unmatched"] += sorted(
+            _short(nodeid) for nodeid, record in records.items()
+            if record.get("result") not in (None, "skipped") and _short(nodeid) not in seen)
     for module_skip in module_skips:
         info["skipped_tests"].append(module_skip)
         info["skipped"] += 1
@@ -323,6 +332,7 @@ def _table_row(
         "name": name,
         "result": result,
         "planned": record.get("planned"),
+        "property": bool(record.get("property")),
         "examples": int(record.get("examples") or 0),
         "seconds": round(float(seconds or 0.0), 2),
         "events": record.get("events", {}),

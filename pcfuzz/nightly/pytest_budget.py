@@ -227,9 +227,11 @@ def _apply_database(item: pytest.Item, db: Any) -> None:
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    record: dict[str, Any] = {"planned": None, "result": "skipped", "seconds": 0.0}
+    # "property": a test that must run at least one example (the verdict checks it)
+    record: dict[str, Any] = {"planned": None, "result": "skipped", "seconds": 0.0,
+                              "property": _is_property(item)}
     _state["tests"][item.nodeid] = record
-    if _state.get("database") is not None and _is_property(item):
+    if _state.get("database") is not None and record["property"]:
         _apply_database(item, _state["database"])
     deadline = _state["deadline"]
     left = max(1, _state["left"])
@@ -244,7 +246,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if now > hard:
         record["reason"] = "nightly property budget exhausted"
         pytest.skip("nightly property budget exhausted")
-    if not _is_property(item):
+    if not record["property"]:
         return
     if now > deadline:
         # past the share the examples were sized for (collection ran long): the

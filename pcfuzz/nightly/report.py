@@ -337,6 +337,9 @@ def write_markdown(
     if p.get("skipped_tests"):
         lines.append("- skipped (named):")
         lines += [f"  - `{s['name']}`: {s['reason']}" for s in p["skipped_tests"]]
+    if p.get("unmatched"):
+        lines.append("- results not matched to the record of their run (examples unknown):")
+        lines += [f"  - `{name}`" for name in p["unmatched"]]
     if p.get("table"):
         lines += [
             "",

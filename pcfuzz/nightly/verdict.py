@@ -68,12 +68,25 @@ def _property_reasons(props: dict[str, Any]) -> list[str]:
                        "reported a result")
     skipped = props.get("skipped_tests") or []
     if skipped:
-        names = ", ".join(t["name"] for t in skipped[:5])
-        more = f" and {len(skipped) - 5} more" if len(skipped) > 5 else ""
         why = skipped[0].get("reason", "")
-        reasons.append(f"properties: {len(skipped)} test(s) ran no example: {names}{more} "
-                       f"({why})")
+        reasons.append(f"properties: {len(skipped)} test(s) ran no example: "
+                       f"{_names([t['name'] for t in skipped])} ({why})")
+    silent = [row["name"] for row in props.get("table") or []
+              if row.get("property") and row.get("result") == "passed" and not row.get("examples")]
+    if silent:
+        reasons.append(f"properties: {len(silent)} property test(s) passed without running an "
+                       f"example: {_names(silent)} (a pass that tried nothing proves nothing)")
+    unmatched = props.get("unmatched") or []
+    if unmatched:
+        reasons.append(f"properties: {len(unmatched)} test result(s) could not be matched to "
+                       f"the record of their run, so their examples are unknown: "
+                       f"{_names(unmatched)}")
     return reasons
+
+
+def _names(names: list[str]) -> str:
+    more = f" and {len(names) - 5} more" if len(names) > 5 else ""
+    return ", ".join(names[:5]) + more
 
 
 def has_finding(summary: dict[str, Any]) -> bool:
