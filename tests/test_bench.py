@@ -192,15 +192,27 @@ def test_byte_level_fuzz_targets_carry_the_throughput_goal(
     # strict-json 60, source-url 40, every other target 10.
     rates = {runner.BASELINE_TARGET: 100.0, "fuzz_strict_json.py": 60.0,
              "fuzz_source_url.py": 40.0}
-    monkeypatch.setattr(runner, "_exec_per_s",
-                        lambda path, flags, seconds, layout: rates.get(path.name, 10.0))
+    # the ceiling run of a byte-level target (its code not instrumented) is the
+    # driver with the target's path first: 30 more than the target itself
+    def rate(path: Path, flags: list[str], seconds: float, layout: object) -> float:
+        if path.name == runner.CEILING_DRIVER:
+            return rates[Path(flags[0]).name] + 30.0
+        return rates.get(path.name, 10.0)
+
+    monkeypatch.setattr(runner, "_exec_per_s", rate)
     records = runner.run(runner.Options(quick=True, rounds=1, groups=("fuzz",)))
     by_case = {r.case: r for r in records}
     assert by_case["fuzz strict-json"].goal == by_case["fuzz source-url"].goal == 0.5
     assert by_case["fuzz strict-json"].ratio == 0.6 and by_case["fuzz strict-json"].met
     assert by_case["fuzz source-url"].ratio == 0.4 and by_case["fuzz source-url"].met is False
+    ceilings = {r.case: r for r in records if "(ceiling)" in r.case}
+    assert sorted(ceilings) == [
+        "fuzz source-url, code under test not instrumented (ceiling)",
+        "fuzz strict-json, code under test not instrumented (ceiling)"]
+    assert ceilings["fuzz strict-json, code under test not instrumented (ceiling)"].ratio == 0.9
+    assert all(r.goal is None and r.met is None for r in ceilings.values())
     others = [r for r in records if r.case.startswith("fuzz ") and r.goal is None
-              and "baseline" not in r.case]
+              and "baseline" not in r.case and r.case not in ceilings]
     assert len(others) == len(discover(Layout.from_options())) - 2
     assert all(r.ratio == 0.1 and r.met is None for r in others)
 
@@ -217,9 +229,41 @@ def test_fuzz_targets_option_runs_the_baseline_and_the_named_targets_only(
     monkeypatch.setattr(runner, "_exec_per_s", fake_rate)
     status = main(["bench", "--quick", "--cases", "fuzz", "--fuzz-targets", "source-url"])
     assert status == 0
-    assert ran == [runner.BASELINE_TARGET, "fuzz_source_url.py", runner.BASELINE_TARGET]
+    assert ran == [runner.BASELINE_TARGET, "fuzz_source_url.py", runner.CEILING_DRIVER,
+                   runner.BASELINE_TARGET]
     printed = capsys.readouterr().out
     assert "fuzz source-url" in printed and "fuzz strict-json" not in printed
+
+
+def test_the_ceiling_driver_runs_a_target_with_the_code_under_test_not_instrumented(
+    tmp_path: Path,
+) -> None:
+    """The ceiling row's driver: the target's contract modules are imported plainly (no
+    function of theirs is instrumented code) and libFuzzer runs the target."""
+    import subprocess
+    import sys
+
+    driver = Path(runner.__file__).with_name(runner.CEILING_DRIVER)
+    target = Layout.from_options().fuzz_dir / "fuzz_strict_json.py"
+    probe = (
+        "import sys; sys.argv[1:] = [sys.argv[1]]\n"
+        "from pcfuzz.bench.uninstrumented_target import _load\n"
+        "test = _load(sys.argv.pop(1))\n"
+        "from pcfuzz.contracts import errors, strict_json\n"
+        "from pcfuzz.fuzz.harness.instrument import is_instrumented\n"
+        "print([is_instrumented(f) for f in (strict_json.loads, strict_json._parse,"
+        " errors.ContractError.__init__)])\n"
+    )
+    found = subprocess.run([sys.executable, "-c", probe, str(target)], capture_output=True,
+                           text=True, timeout=120, check=False)
+    assert found.stdout.strip() == "[False, False, False]", found.stdout + found.stderr
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    run = subprocess.run([sys.executable, str(driver), str(target), "-runs=300",
+                          "-print_final_stats=1", str(corpus)], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120, check=False)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "stat::number_of_executed_units: 300" in run.stderr, run.stderr[-2000:]
 
 
 def test_unknown_fuzz_target_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:

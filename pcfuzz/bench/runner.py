@@ -22,6 +22,9 @@ the candidate's absolute rate are printed beside it. Cases:
    the prefix before the crossing;
 5. fuzz throughput: exec/s of each atheris target for a fixed time from an empty
    scratch corpus vs an instrumented plain ``json.loads`` target run the same way;
+   each byte-level target also runs with its code under test not instrumented
+   (``uninstrumented_target.py``): its ceiling, the most that fewer instrumented
+   steps could give it;
 6. start-up (``startup.py``): seconds from process start to the first execution of
    each fuzz target (warm instrumentation cache; cold too in a full run), of
    ``import pcfuzz.contracts``, ``pcfuzz --version`` and ``pcfuzz check`` of a 3 KB
@@ -281,6 +284,8 @@ def wire_cases(opts: Options) -> list[Record]:
 BYTE_LEVEL_TARGETS = frozenset({"strict-json", "source-url"})
 FUZZ_GOAL = 0.5
 BASELINE_TARGET = "baseline_json_target.py"
+#: Runs a byte-level target with the code under test not instrumented: its ceiling.
+CEILING_DRIVER = "uninstrumented_target.py"
 _FINAL_RATE = re.compile(r"stat::average_exec_per_sec:\s*(\d+)")
 
 
@@ -317,10 +322,17 @@ def fuzz_cases(opts: Options) -> list[Record]:
     if opts.fuzz_targets is not None:
         targets = [t for t in targets if t.name in opts.fuzz_targets]
     measured: list[tuple[Target, float | None]] = []
+    ceilings: dict[str, float | None] = {}
     for target in targets:
         opts.progress(f"fuzz: {target.name}, {seconds:.0f}s")
         flags = [f for f in target.flags() if not f.startswith("-max_total_time")]
         measured.append((target, _exec_per_s(target.path, flags, seconds, layout)))
+        if target.name in BYTE_LEVEL_TARGETS:
+            opts.progress(f"fuzz: {target.name} with the code under test not instrumented, "
+                          f"{seconds:.0f}s")
+            ceilings[target.name] = _exec_per_s(
+                Path(__file__).with_name(CEILING_DRIVER), [str(target.path), *flags], seconds,
+                layout)
     # Once more at the end: the machine's load may have changed meanwhile.
     opts.progress(f"fuzz: baseline json.loads target again, {seconds:.0f}s")
     baseline_eps.append(_exec_per_s(baseline_path, base_flags, seconds, layout))
@@ -346,6 +358,21 @@ def fuzz_cases(opts: Options) -> list[Record]:
             better="higher", met=verdict(ratio, goal, "higher"), rounds=1,
             note="" if goal else "stream target: no goal, exec/s beside the JSON baseline",
         ))
+        if target.name in ceilings:
+            top = ceilings[target.name]
+            records.append(Record(
+                case=f"fuzz {target.name}, code under test not instrumented (ceiling)",
+                group="fuzz", candidate=CEILING_DRIVER, baseline="json.loads target",
+                ratio=round(top / base, 3) if top and base else None,
+                ratio_min=round(min(top / b for b in base_values), 3) if top and base_values
+                else None,
+                ratio_max=round(max(top / b for b in base_values), 3) if top and base_values
+                else None,
+                rate=round(top, 1) if top else None, rate_unit="exec/s", goal=None,
+                better="higher", met=None, rounds=1,
+                note="no coverage feedback, inputs as small as the baseline's: the most any "
+                     "cut in instrumented steps can give this target",
+            ))
     return records
 
 
