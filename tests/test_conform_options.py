@@ -386,6 +386,33 @@ def test_the_pytest_helper_takes_the_same_options(tmp_path: Path) -> None:
     assert "2 passed" in out, out
 
 
+def test_a_family_that_ran_no_example_fails_as_incomplete(tmp_path: Path) -> None:
+    """A budget that ends before the first example leaves a family with nothing
+    tried: the test fails as incomplete (before, it passed); with examples it passes."""
+    (tmp_path / "test_short.py").write_text(
+        "from pcfuzz.conform.adapters import openai_chat\n"
+        "from pcfuzz.conform.pytest_plugin import pcfuzz_conformance\n"
+        "test_short = pcfuzz_conformance('openai-chat', openai_chat, families=['valid'],\n"
+        "    regressions='none')\n",
+        encoding="utf-8")
+    env = dict(os.environ, PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
+
+    def run(*options: str) -> tuple[int, str]:
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p",
+             "pcfuzz.conform.pytest_plugin", "test_short.py", "-rA", *options],
+            cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300)
+        return done.returncode, done.stdout + done.stderr
+
+    code, out = run("--pcfuzz-budget", "1e-9")
+    assert code == 1, out
+    assert "FAILED test_short.py::test_short[valid]" in out, out
+    assert ("pcfuzz conformance incomplete: family valid ran no example (its "
+            "--pcfuzz-budget of 1e-09 s ended before the first)") in out, out
+    code, out = run("--pcfuzz-max-examples", "3")
+    assert code == 0 and "PASSED test_short.py::test_short[valid]" in out, out
+
+
 def test_a_gate_cannot_apply_to_the_release_form() -> None:
     # a release is the call running: no check after the adapter returns can stop it
     from pcfuzz.conform import adapters

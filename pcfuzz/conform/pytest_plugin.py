@@ -22,7 +22,8 @@ worker process under ``--pcfuzz-adapter-timeout`` (default 10 s) when it can be
 imported by name. ``--pcfuzz-database URL`` (a path or ``redis://host:port/db``,
 ``--pcfuzz-database-readonly`` for pull requests) shares hypothesis' failing examples
 between runners: each family replays what is saved there first; a shared server
-that stops answering fails the test as incomplete. ``--pcfuzz-realism
+that stops answering fails the test as incomplete, and so does a family that ran no
+example (a budget that ended before the first). ``--pcfuzz-realism
 {sdk,wire,hostile}`` sets how realistic the generated streams are (default ``sdk``:
 what the providers send) for every test that does not pass ``realism=`` itself.
 
@@ -215,6 +216,12 @@ def pcfuzz_conformance(
                 ("pcfuzz_stopped_by_gate", [g.line().strip() for g in gated]))
         if found:
             pytest.fail(failure_text(found, replays), pytrace=False)
+        if not examples:  # a pass that tried nothing proves nothing: incomplete, never green
+            budget = _option(config, "pcfuzz_budget")
+            why = (f"its --pcfuzz-budget of {budget:g} s ended before the first"
+                   if budget is not None else "none could be generated and run")
+            pytest.fail(f"pcfuzz conformance incomplete: family {pcfuzz_family} ran no "
+                        f"example ({why})", pytrace=False)
         if shared is not None:
             from pcfuzz.database import lost
 
