@@ -14,6 +14,7 @@ import os
 import queue
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -203,6 +204,67 @@ def test_sigterm_reports_what_was_found(tmp_path: Path) -> None:
     assert "interrupted while shrinking: may not be minimal" in out
     assert "INCOMPLETE: stopped by SIGTERM after " in out
     assert ended < SLACK_S, ended
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+@pytest.mark.parametrize(("sig", "name"), [(signal.SIGTERM, "SIGTERM"),
+                                           (signal.SIGINT, "SIGINT (Ctrl-C)")])
+def test_a_signal_whose_exception_a_gc_callback_dropped_still_stops_the_run(
+    sig: int, name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A signal handler runs between any two bytecodes, also inside a garbage-collector
+    callback, and CPython drops what such a callback raises ("Exception ignored in
+    ..."): a SIGTERM sent while a finding was shrunk was lost that way, on a loaded
+    machine, and the run went on to the end of its 600 s budget. Here the signal is
+    sent from inside a gc callback, so its handler runs there and its exception is
+    dropped: the run still stops at its next example and reports it."""
+    import gc
+
+    from pcfuzz.cli import conform as conform_cli
+    from pcfuzz.conform import search
+
+    handler = conform_cli._on_sigterm if sig == signal.SIGTERM else conform_cli._on_sigint
+    sent: list[float] = []
+    examples: list[int] = []
+    evaluate = search.Search.evaluate
+
+    def counted(self: search.Search, *args: object, **kwargs: object) -> object:
+        examples.append(1)
+        return evaluate(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(search.Search, "evaluate", counted)
+
+    def send_from_a_callback(phase: str, info: dict[str, int]) -> None:
+        # once the search runs examples under the run's own handler (never pytest's,
+        # never the default action)
+        if (sent or phase != "start" or len(examples) < 20
+                or signal.getsignal(sig) is not handler):
+            return
+        sent.append(time.monotonic())
+        os.kill(os.getpid(), sig)
+        for _ in range(1000):  # the handler runs here, inside the callback
+            pass
+
+    dropped: list[BaseException | None] = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda hook: dropped.append(hook.exc_value))
+    monkeypatch.chdir(tmp_path)
+    gc.callbacks.append(send_from_a_callback)
+    try:
+        status = main(["conform", "--contract", "openai-chat", "--adapter", OWN, "--budget",
+                       "60", "--regressions", "none"])
+    finally:
+        gc.callbacks.remove(send_from_a_callback)
+    ended = time.monotonic()
+    captured = capsys.readouterr()
+    assert sent, "the garbage collector never ran during the run"
+    # the handler's exception was raised inside the callback, and dropped
+    assert any(isinstance(e, KeyboardInterrupt) for e in dropped), dropped
+    assert status == 3, captured.out[-2000:]
+    assert f"INCOMPLETE: stopped by {name} after " in captured.out, captured.out[-2000:]
+    # stopped at its next example, not at the end of its 60 s budget
+    assert ended - sent[0] < 30, ended - sent[0]
+    assert signal.getsignal(sig) is not handler
 
 
 def test_a_run_stopped_before_it_found_anything_is_incomplete(tmp_path: Path) -> None:

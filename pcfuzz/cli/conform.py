@@ -27,6 +27,7 @@ from pcfuzz.conform.kit import (
     load_adapter,
 )
 from pcfuzz.conform.options import check_realism, check_tool_names, plan_families
+from pcfuzz.conform.search import clear_stop, request_stop
 from pcfuzz.contracts.registry import NAMES
 from pcfuzz.database import describe, lost, open_database
 from pcfuzz.errors import EXIT_CLEAN, EXIT_FINDING, EXIT_INCOMPLETE, UsageError
@@ -208,7 +209,15 @@ def _write(stream: Any, text: str) -> None:
 
 
 def _on_sigterm(signum: int, frame: Any) -> None:
+    # recorded as well as raised: a handler that runs inside a garbage-collector or
+    # weakref callback has its exception dropped, and the search raises it again
+    request_stop("SIGTERM")
     raise Stopped("SIGTERM")
+
+
+def _on_sigint(signum: int, frame: Any) -> None:
+    request_stop("SIGINT (Ctrl-C)")
+    raise KeyboardInterrupt
 
 
 def _tool_names(args: argparse.Namespace) -> list[str] | str | None:
@@ -246,7 +255,9 @@ def _run(args: argparse.Namespace) -> int:
         LOST_MARKER.unlink(missing_ok=True)
         database = open_database(url, local=LOCAL_DB, readonly=args.database_readonly,
                                  lost_marker=LOST_MARKER)
+    clear_stop()
     previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    previous_int = signal.signal(signal.SIGINT, _on_sigint)
     try:
         report = conform(
             adapter, args.contract, input=args.input, strict=args.strict, budget_s=budget,
@@ -258,7 +269,9 @@ def _run(args: argparse.Namespace) -> int:
             progress=lambda message: _write(sys.stderr, f"conform: {message}"),
         )
     finally:
+        signal.signal(signal.SIGINT, previous_int)
         signal.signal(signal.SIGTERM, previous)
+        clear_stop()
     if url is not None:
         report.database = describe(url) + (" (read-only)" if args.database_readonly else "")
         why = lost(LOST_MARKER)

@@ -40,7 +40,16 @@ from pcfuzz.conform.options import check_realism, check_tool_names, plan_familie
 from pcfuzz.conform.regressions import REGRESSION_FORMAT, regression_scenarios, save_regression
 from pcfuzz.conform.report import FamilyResult, Finding, Replayed, Report
 from pcfuzz.conform.sandbox import DEFAULT_TIMEOUT_S, FORMS, Outcome, Sandbox
-from pcfuzz.conform.search import Hit, Search, TimeUp, sse_bytes, verdict, warm_up
+from pcfuzz.conform.search import (
+    Hit,
+    Search,
+    Stopped,
+    TimeUp,
+    check_stop,
+    sse_bytes,
+    verdict,
+    warm_up,
+)
 from pcfuzz.conform.validate import validate_adapter
 from pcfuzz.errors import UsageError
 from pcfuzz.strategies.realism import DEFAULT as DEFAULT_REALISM
@@ -93,11 +102,6 @@ HYPOTHESIS_HOME = Path(".pcfuzz") / "hypothesis"
 #: Seconds between progress lines while one family runs (a slow adapter, a large
 #: profile, a long shrink); a line is printed at the end of every family anyway.
 HEARTBEAT_S = 10.0
-
-
-class Stopped(KeyboardInterrupt):
-    """A signal stopped the run (``pcfuzz conform`` turns SIGTERM into this): like
-    Ctrl-C, the run ends and reports what it found. ``args[0]``: the signal's name."""
 
 
 def check_positive(value: float | None, what: str) -> None:
@@ -417,6 +421,7 @@ def _replay(search: Search, contract: str, root: Path | None, end: float | None,
             report: Report, emit: Callable[[Finding], None]) -> list[Replayed]:
     replays: list[Replayed] = []
     for path, scenario in regression_scenarios(root, contract):
+        check_stop()
         if scenario.expectation(search.strict) is None or not search.selects(scenario):
             continue
         hit = search.evaluate(scenario, end)

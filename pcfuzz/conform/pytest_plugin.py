@@ -218,10 +218,10 @@ def pcfuzz_conformance(
             pytest.fail(failure_text(found, replays), pytrace=False)
         if not examples:  # a pass that tried nothing proves nothing: incomplete, never green
             budget = _option(config, "pcfuzz_budget")
-            why = (f"its --pcfuzz-budget of {budget:g} s ended before the first"
-                   if budget is not None else "none could be generated and run")
+            cause = (f"its --pcfuzz-budget of {budget:g} s ended before the first"
+                     if budget is not None else "none could be generated and run")
             pytest.fail(f"pcfuzz conformance incomplete: family {pcfuzz_family} ran no "
-                        f"example ({why})", pytrace=False)
+                        f"example ({cause})", pytrace=False)
         if shared is not None:
             from pcfuzz.database import lost
 

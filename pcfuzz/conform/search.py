@@ -31,8 +31,9 @@ from pcfuzz.conform.report import Gated
 from pcfuzz.conform.sandbox import Outcome, Sandbox
 from pcfuzz.database import keyed
 
-__all__ = ["Hit", "Search", "TimeUp", "how_it_ended", "payload_for", "release_judgement",
-           "sse_bytes", "verdict", "warm_up"]
+__all__ = ["Hit", "Search", "Stopped", "TimeUp", "check_stop", "clear_stop", "how_it_ended",
+           "payload_for", "release_judgement", "request_stop", "sse_bytes", "verdict",
+           "warm_up"]
 
 #: A family stops calling an adapter that hung this many times (each costs the
 #: adapter timeout; the finding is made at the first).
@@ -78,6 +79,38 @@ def warm_up(contract: str, family: str, strict: bool, plan: FamilyPlan | None = 
 
     draw()
     return time.monotonic() - began
+
+
+class Stopped(KeyboardInterrupt):
+    """A signal stopped the run (``pcfuzz conform`` turns SIGTERM into this): like
+    Ctrl-C, the run ends and reports what it found. ``args[0]``: the signal's name."""
+
+
+#: The stop a signal asked for (its name), until the run has ended. A signal handler
+#: runs between any two bytecodes of the main thread, inside a garbage-collector or
+#: weakref callback too, and CPython drops what such a callback raises ("Exception
+#: ignored in ..."): a SIGTERM whose exception was dropped there let a run go on to
+#: the end of its budget (2 of 31 signals sent while a finding was shrunk, on a
+#: loaded machine). The request is kept here as well, and every example and batch
+#: raises it again.
+_STOP: list[str] = []
+
+
+def request_stop(why: str) -> None:
+    """Record that a signal asked the run to stop (``why``: its name)."""
+    if not _STOP:
+        _STOP.append(why)
+
+
+def clear_stop() -> None:
+    """Forget a stop request (a new run starts, or the run has ended)."""
+    _STOP.clear()
+
+
+def check_stop() -> None:
+    """Raise :class:`Stopped` if a signal asked the run to stop."""
+    if _STOP:
+        raise Stopped(_STOP[0])
 
 
 class TimeUp(BaseException):
@@ -380,6 +413,7 @@ class Search:
         stop = ""
         timeouts = [0]
         while True:
+            check_stop()
             if deadline is not None and self.clock() >= deadline:
                 break
             if max_examples is not None and examples >= max_examples:
@@ -440,6 +474,7 @@ class Search:
         @run_settings
         @given(scenarios(self.contract, family, strict=self.strict, **selection))
         def family_test(scenario: Any) -> None:
+            check_stop()
             if deadline is not None and self.clock() >= deadline:
                 raise TimeUp
             if self.input == "sse":
