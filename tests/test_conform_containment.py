@@ -11,6 +11,7 @@ expected and what came back.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -110,5 +111,8 @@ def test_a_hung_adapter_ends_the_run_within_its_budget(run_conform: Run) -> None
     run, took = run_conform(*chat("hangs_on_error", "--family", "terminal",
                                             "--budget", str(budget), "--adapter-timeout", "1"))
     assert run.returncode == 1, run.stdout + run.stderr
-    assert "did not return within 1s" in run.stdout
+    # 1 s, or 3 s when the hang was a fresh worker's first call (the worker is
+    # restarted after a hang, and a first call may take FIRST_CALL_FACTOR times the
+    # timeout): a random-seed run reported the 3 s one
+    assert re.search(r"did not return within [13]s \(stopped\)", run.stdout), run.stdout
     assert took < budget + 40, took  # start-up and a loaded machine; never unbounded

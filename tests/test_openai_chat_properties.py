@@ -417,7 +417,10 @@ def _graft_body_extensions(body: dict[str, Any], drawn: dict[str, Any]) -> list[
     """Copy the extension fields of a schema-drawn body onto ``body``."""
     grafted = []
     for key, value in drawn.items():
-        if key not in ("id", "choices", "usage", "object"):
+        # the body's own fields (design 4.1: error, choices, id, model, usage) are the
+        # model's; a schema-drawn value there is no extension (the schema leaves
+        # ``model`` untyped: a drawn [] was grafted and rightly rejected)
+        if key not in ("error", "id", "choices", "model", "usage", "object"):
             body[key] = copy.deepcopy(value)
             grafted.append("top-level")
     choice, drawn_choice = body["choices"][0], drawn["choices"][0]
@@ -716,6 +719,15 @@ def _load_fuzz_target() -> Any:
 _FUZZ_TARGET: dict[str, Any] = {}
 
 
+def _has_audio_delta(frame: Any) -> bool:
+    """A frame whose first choice's delta has an ``audio`` key (any of those levels
+    may be missing, null or of another type in a drawn frame)."""
+    choices = frame.get("choices") if isinstance(frame, dict) else None
+    choice = choices[0] if isinstance(choices, list) and choices else None
+    delta = choice.get("delta") if isinstance(choice, dict) else None
+    return isinstance(delta, dict) and "audio" in delta
+
+
 @each_revision
 @given(st.binary(min_size=8, max_size=300))
 def test_structured_fuzz_target_oracles_hold_for_hypothesis_drawn_bytes(revision: str,
@@ -729,8 +741,7 @@ def test_structured_fuzz_target_oracles_hold_for_hypothesis_drawn_bytes(revision
     while module._revision_for(data) != revision:
         data += b"\x00"
     frames = module.structured_frames(data)[1]
-    if any(isinstance(f, dict) and "audio" in (f.get("choices") or [{}])[0].get("delta", {})
-           for f in frames):
+    if any(_has_audio_delta(f) for f in frames):
         event(f"{revision}: frames with an audio delta")
     outcome = module.run_structured(data)
     event(f"fuzz outcome: {outcome.split()[0]}")

@@ -222,8 +222,10 @@ def test_conform_runners_share_a_redis_database_and_a_lost_server_is_incomplete(
         first.findings[0].key], second.text()
     monkeypatch.chdir(tmp_path)
     server.kill()
+    # 50 examples: with 5, a random-seed run missed releases_early about one time in
+    # fourteen (nothing replayed: the server is gone and this directory's database empty)
     base = ["conform", "--contract", "anthropic-messages", "--family", "truncation",
-            "--max-examples", "5", "--database", server.url, "--regressions", "none"]
+            "--max-examples", "50", "--database", server.url, "--regressions", "none"]
     assert main([*base, "--adapter", "pcfuzz.conform.adapters:anthropic_messages"]) == 3
     out = capsys.readouterr().out
     assert "INCOMPLETE: the shared example database was lost" in out, out
